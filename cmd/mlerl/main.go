@@ -1,0 +1,76 @@
+// Command mlerl trains machine-learning-engineering agents with reinforcement learning.
+// See README.md for the layout and CONTRACT.md for the command line.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: mlerl COMMAND [flags]
+
+commands:
+  tasks list [--json]          list the built-in task suite
+  tasks check TASK             validate a task folder
+  grade --task T --submission FILE [--json]
+  help                         this text
+
+Run "mlerl COMMAND -h" for a command's flags.
+`
+
+// A command runs with its arguments and returns the process exit status:
+// 0 success, 1 the work failed, 2 bad usage or bad input (CONTRACT.md §3).
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+var commands = map[string]command{
+
+
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "mlerl: unknown command %q (run \"mlerl help\")\n", args[0])
+		return 2
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}
+
+// errUsage marks an error as bad usage or bad input: exit status 2.
+type errUsage struct{ err error }
+
+func (e errUsage) Error() string { return e.err.Error() }
+func (e errUsage) Unwrap() error { return e.err }
+
+func usageErrorf(format string, a ...any) error { return errUsage{fmt.Errorf(format, a...)} }
+
+// exitStatus prints err as one line and maps it to an exit status.
+func exitStatus(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "mlerl: %v\n", err)
+	var u errUsage
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,93 @@
+// Package rl is the asynchronous actor–learner of SPEC.md §1, §3 and §4.
+//
+// The interfaces the learner needs live here: Env runs actions and reports
+// completions; Policy samples actions and learns from scored samples.
+package rl
+
+import (
+	"context"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/task"
+)
+
+// Env executes jobs on a fixed number of slots. Submit never blocks for long;
+// Next blocks until the next job completes, in completion order. A replay Env
+// advances a virtual clock instead of waiting.
+type Env interface {
+	Slots() int
+	Submit(ctx context.Context, job episode.Job) error
+	Next(ctx context.Context) (episode.Result, error)
+	// Now is the time since the Env started: wall clock, or virtual clock for a replay.
+	Now() time.Duration
+}
+
+// Prompt is what the policy is asked to do: solve Task from scratch, or
+// improve Parent (a previous good solution) when Kind is Improve.
+type Prompt struct {
+	Kind   episode.Kind
+	Task   *task.Task
+	Parent *Solution
+}
+
+// Solution is a previous attempt and how it fared, shown to improve prompts.
+type Solution struct {
+	Action Action
+	Result episode.Result
+}
+
+// Action is one program the policy wrote, with what is needed to score it again
+// under a newer policy (PPO's ratio needs the behaviour log-probabilities).
+type Action struct {
+	Kind          episode.Kind `json:"kind"`
+	Plan          string       `json:"plan"`
+	Code          string       `json:"code"`
+	PolicyVersion int          `json:"policy_version"`
+	// Tokens are the policy's own discrete choices (recipe decisions or LM
+	// token ids); TokenLogProbs the behaviour policy's log-probability of each.
+	Tokens        []int     `json:"tokens"`
+	TokenLogProbs []float64 `json:"token_logprobs"`
+}
+
+// LogProb is the behaviour log-probability of the whole action.
+func (a Action) LogProb() float64 {
+	s := 0.0
+	for _, lp := range a.TokenLogProbs {
+		s += lp
+	}
+	return s
+}
+
+// Sample is an action with its credit, ready for a policy update.
+// Advantage already includes the duration weight when duration-aware updates are on.
+type Sample struct {
+	Prompt    Prompt
+	Action    Action
+	Reward    float64
+	Advantage float64
+	Weight    float64
+}
+
+// UpdateStats reports one policy update.
+type UpdateStats struct {
+	Loss       float64 `json:"loss"`
+	Entropy    float64 `json:"entropy"`
+	KL         float64 `json:"kl"`
+	ClipFrac   float64 `json:"clip_frac"`
+	MaxStale   int     `json:"max_staleness"`
+	NewVersion int     `json:"policy_version"`
+}
+
+// Policy writes programs and learns from scored samples.
+type Policy interface {
+	Version() int
+	// Sample writes one action per prompt. It must be safe to call while no
+	// Update is running; the learner never overlaps the two.
+	Sample(ctx context.Context, prompts []Prompt) ([]Action, error)
+	// Update takes one PPO step (several epochs allowed) on samples whose
+	// TokenLogProbs come from possibly older versions, and bumps Version.
+	Update(ctx context.Context, samples []Sample) (UpdateStats, error)
+	Save(dir string) error
+	Load(dir string) error
+}
