@@ -27,10 +27,7 @@ Run "mlerl COMMAND -h" for a command's flags.
 // 0 success, 1 the work failed, 2 bad usage or bad input (CONTRACT.md §3).
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
-var commands = map[string]command{
-
-
-}
+var commands = map[string]command{}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
