@@ -91,3 +91,14 @@ type Policy interface {
 	Save(dir string) error
 	Load(dir string) error
 }
+
+// LearnerClock is implemented by an Env whose clock is virtual (the replay Env).
+// The learner reports its own compute so the Env can charge a modelled cost for
+// it on the virtual clock; slots that free up meanwhile sit idle, which keeps
+// the utilisation it reports honest. A wall-clock Env need not implement it.
+type LearnerClock interface {
+	// Sampled reports that the policy wrote n actions.
+	Sampled(n int)
+	// Updated reports one policy update on a batch of n samples.
+	Updated(n int)
+}

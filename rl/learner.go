@@ -1,0 +1,676 @@
+package rl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/task"
+)
+
+// Config holds the learner's hyperparameters, named as in the paper where it
+// has a name for them (SPEC.md §4).
+type Config struct {
+	// RunID prefixes job ids: "<RunID>-<counter>", stable across resumes.
+	RunID string
+	// Batch is B: one update on each B completed episodes (paper: 128).
+	Batch int
+	// Budget is the run's length on the Env's clock (virtual for a replay),
+	// summed over resumes.
+	Budget time.Duration
+	// DurationAware multiplies each sample's advantage by w = Δt / mean(Δt)
+	// (SPEC.md §1). Off gives the naive asynchronous update of the ablation.
+	DurationAware bool
+	// ImproveFraction of prompts improve a solution from the buffer (SPEC.md §3).
+	ImproveFraction float64
+	// BufferSize is K: the best K valid solutions kept per task.
+	BufferSize int
+	// MaxStaleness is the oldest sample, in policy versions, an update trains
+	// on; older ones are dropped (still counted, still fed to the buffer and
+	// the best solution) and reported as "dropped" in metrics. A negative value
+	// keeps every sample and leaves stale ones to PPO's clipped ratio.
+	MaxStaleness int
+	// NormalizeAdvantages divides the batch's advantages by their standard
+	// deviation before the duration weights are applied (see ScaleByStd).
+	NormalizeAdvantages bool
+	// BaselineAlpha is the critic's step (see Baseline).
+	BaselineAlpha float64
+	Seed          uint64
+	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
+	// jobs in flight are then drained.
+	MaxEpisodes int
+	// CheckpointEvery writes a checkpoint every this many updates (default 1).
+	CheckpointEvery int
+	// Resume continues a run from its checkpoint (the caller loads the policy).
+	Resume *Checkpoint
+	// Log receives progress and warnings; nil discards them.
+	Log *slog.Logger
+}
+
+// DefaultConfig is the paper's setting where this machine allows it.
+func DefaultConfig() Config {
+	return Config{
+		RunID: "run", Batch: 128, Budget: 4 * time.Minute, DurationAware: true,
+		ImproveFraction: 0.5, BufferSize: 8, MaxStaleness: 16, NormalizeAdvantages: true,
+		BaselineAlpha: 0.1, CheckpointEvery: 1,
+	}
+}
+
+func (c Config) check() error {
+	switch {
+	case c.Batch < 1:
+		return fmt.Errorf("batch %d: must be at least 1", c.Batch)
+	case c.Budget <= 0:
+		return fmt.Errorf("budget %v: must be positive", c.Budget)
+	case c.ImproveFraction < 0 || c.ImproveFraction > 1:
+		return fmt.Errorf("improve fraction %v: must be in [0,1]", c.ImproveFraction)
+	case c.BufferSize < 1:
+		return fmt.Errorf("buffer size %d: must be at least 1", c.BufferSize)
+	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
+		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
+	}
+	return nil
+}
+
+// job is one dispatched program, from its prompt to its result.
+type job struct {
+	id     string
+	prompt Prompt
+	action Action
+	done   bool
+	result episode.Result
+	doneAt time.Duration // run clock at completion
+}
+
+// learner is the state Run threads through its loop; all of it is checkpointed.
+type learner struct {
+	cfg   Config
+	env   Env
+	pol   Policy
+	sink  Sink
+	log   *slog.Logger
+	tasks map[string]*task.Task
+	order []*task.Task
+
+	rng       *rand.Rand
+	pcg       *rand.PCG
+	nextJob   int64
+	elapsed   time.Duration // clock spent before this process (resumes)
+	n         Counters
+	baseline  *Baseline
+	buffer    *Buffer
+	best      map[string]*Solution
+	bestDirty map[string]Best
+	isolation map[string]int
+
+	inflight map[string]*job
+	resubmit []*job // in flight at the checkpoint we resumed from
+	batch    []*job // completed, waiting for an update
+}
+
+// Run trains pol on tasks against env until the budget on env's clock is
+// spent, writing everything through sink. Read it top to bottom:
+//
+//  1. every free slot gets a new action from the current policy (one batched
+//     Sample call for all free slots);
+//  2. completions are taken in completion order;
+//  3. on each B completed: drop the too-stale, advantage = reward − baseline,
+//     times the duration weight when DurationAware, one PPO update, then the
+//     buffer of good solutions, the critic, the records and a checkpoint.
+//
+// Sampling and updating happen on this one goroutine, so they never overlap.
+//
+// At the budget, jobs still in flight are abandoned: counted as lost in the
+// summary and kept in the final checkpoint, so a resume with a larger budget
+// re-dispatches them. Completed episodes no update used are written without
+// advantage. When ctx is cancelled Run returns at once with ctx's error and
+// writes nothing more — the same state a crash leaves — so the last checkpoint
+// is what a resume continues from.
+func Run(ctx context.Context, cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) (Summary, error) {
+	if err := cfg.check(); err != nil {
+		return Summary{}, fmt.Errorf("rl: config: %w", err)
+	}
+	if len(tasks) == 0 {
+		return Summary{}, errors.New("rl: no tasks")
+	}
+	if env.Slots() < 1 {
+		return Summary{}, fmt.Errorf("rl: env has %d slots", env.Slots())
+	}
+	if sink == nil {
+		sink = Discard{}
+	}
+	l, err := newLearner(cfg, env, pol, tasks, sink)
+	if err != nil {
+		return Summary{}, err
+	}
+
+	stopped := "budget"
+	for {
+		if err := ctx.Err(); err != nil {
+			return l.summary("canceled"), err
+		}
+		if l.now() >= cfg.Budget {
+			break
+		}
+		// 1. Fill every free slot.
+		if err := l.dispatch(ctx); err != nil {
+			if ctx.Err() != nil {
+				return l.summary("canceled"), ctx.Err()
+			}
+			return l.summary("error"), err
+		}
+		if len(l.inflight) == 0 {
+			stopped = "max_episodes" // nothing running, nothing more to dispatch
+			break
+		}
+		// 2. The next completion, in completion order.
+		res, err := l.next(ctx)
+		if ctx.Err() != nil {
+			return l.summary("canceled"), ctx.Err()
+		}
+		if errors.Is(err, errBudget) {
+			break
+		}
+		if err != nil {
+			return l.summary("error"), fmt.Errorf("rl: waiting for a completion: %w", err)
+		}
+		if l.now() > cfg.Budget {
+			// It finished after the budget: like every job still running, it
+			// is abandoned (and redone by a resume), not trained on.
+			break
+		}
+		l.complete(res)
+		// 3. One update on each B completed.
+		if len(l.batch) >= cfg.Batch {
+			if err := l.update(ctx); err != nil {
+				if ctx.Err() != nil {
+					return l.summary("canceled"), ctx.Err()
+				}
+				return l.summary("error"), err
+			}
+		}
+	}
+	return l.finish(stopped)
+}
+
+var errBudget = errors.New("budget spent")
+
+func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) (*learner, error) {
+	if cfg.CheckpointEvery < 1 {
+		cfg.CheckpointEvery = 1
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	l := &learner{
+		cfg: cfg, env: env, pol: pol, sink: sink, log: log,
+		tasks: map[string]*task.Task{}, order: tasks,
+		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize),
+		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
+		inflight: map[string]*job{},
+	}
+	for _, t := range tasks {
+		if t == nil || t.Name == "" {
+			return nil, errors.New("rl: a task without a name")
+		}
+		l.tasks[t.Name] = t
+	}
+	l.pcg = rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
+	l.rng = rand.New(l.pcg)
+	if cfg.Resume != nil {
+		if err := l.restore(cfg.Resume); err != nil {
+			return nil, fmt.Errorf("rl: resume: %w", err)
+		}
+	}
+	return l, nil
+}
+
+// now is the run's clock: time spent before a resume plus the Env's clock.
+func (l *learner) now() time.Duration { return l.elapsed + l.env.Now() }
+
+// dispatch gives every free slot a job: first the jobs a resume inherited,
+// then new actions sampled in one call from the current policy.
+func (l *learner) dispatch(ctx context.Context) error {
+	free := l.env.Slots() - len(l.inflight)
+	for free > 0 && len(l.resubmit) > 0 {
+		j := l.resubmit[0]
+		l.resubmit = l.resubmit[1:]
+		if err := l.submit(ctx, j); err != nil {
+			return err
+		}
+		l.n.Redelivered++
+		free--
+	}
+	if l.cfg.MaxEpisodes > 0 {
+		free = min(free, l.cfg.MaxEpisodes-l.n.Dispatched)
+	}
+	if free <= 0 {
+		return nil
+	}
+	prompts := make([]Prompt, free)
+	for i := range prompts {
+		prompts[i] = l.prompt()
+	}
+	version := l.pol.Version()
+	actions, err := l.pol.Sample(ctx, prompts)
+	if err != nil {
+		return fmt.Errorf("rl: sampling %d actions: %w", len(prompts), err)
+	}
+	if len(actions) != len(prompts) {
+		return fmt.Errorf("rl: policy wrote %d actions for %d prompts", len(actions), len(prompts))
+	}
+	if c, ok := l.env.(LearnerClock); ok {
+		c.Sampled(len(actions))
+	}
+	for i, a := range actions {
+		a.Kind = prompts[i].Kind
+		a.PolicyVersion = version
+		j := &job{id: l.cfg.RunID + "-" + strconv.FormatInt(l.nextJob, 10), prompt: prompts[i], action: a}
+		l.nextJob++
+		if err := l.submit(ctx, j); err != nil {
+			return err
+		}
+		l.n.Dispatched++
+	}
+	return nil
+}
+
+// prompt draws a task, then improves a buffered solution with probability
+// ImproveFraction (SPEC.md §3) — from scratch while the task has none yet.
+func (l *learner) prompt() Prompt {
+	t := l.order[l.rng.IntN(len(l.order))]
+	if l.rng.Float64() < l.cfg.ImproveFraction {
+		if parent := l.buffer.Pick(t.Name, l.rng); parent != nil {
+			return Prompt{Kind: episode.Improve, Task: t, Parent: parent}
+		}
+	}
+	return Prompt{Kind: episode.Scratch, Task: t}
+}
+
+func (l *learner) submit(ctx context.Context, j *job) error {
+	err := l.env.Submit(ctx, episode.Job{
+		ID: j.id, Task: j.prompt.Task.Name, Kind: j.prompt.Kind,
+		PolicyVersion: j.action.PolicyVersion, Code: j.action.Code,
+	})
+	if err != nil {
+		return fmt.Errorf("rl: submitting job %s: %w", j.id, err)
+	}
+	l.inflight[j.id] = j
+	return nil
+}
+
+// next waits for a completion. A wall-clock Env is given a deadline at the end
+// of the budget; a virtual clock needs none (Next returns at once).
+func (l *learner) next(ctx context.Context) (episode.Result, error) {
+	if _, virtual := l.env.(LearnerClock); virtual {
+		return l.env.Next(ctx)
+	}
+	wait, cancel := context.WithTimeout(ctx, l.cfg.Budget-l.now())
+	defer cancel()
+	res, err := l.env.Next(wait)
+	if err != nil && ctx.Err() == nil && wait.Err() != nil {
+		return res, errBudget
+	}
+	return res, err
+}
+
+// complete files a result under its job; results for unknown or finished jobs
+// (a redelivered job that completed twice) are counted and ignored.
+func (l *learner) complete(res episode.Result) {
+	j, ok := l.inflight[res.Episode]
+	if !ok {
+		l.n.Duplicates++
+		l.log.Warn("result for a job not in flight, ignored", "episode", res.Episode)
+		return
+	}
+	delete(l.inflight, res.Episode)
+	l.n.Completed++
+	j.done, j.result, j.doneAt = true, res, l.now()
+	l.isolation[res.Isolation]++
+	if res.Valid {
+		cur := l.best[res.Task]
+		if cur == nil || res.Reward > cur.Result.Reward {
+			l.best[res.Task] = &Solution{Action: j.action, Result: res}
+			l.bestDirty[res.Task] = Best{Task: res.Task, Code: j.action.Code, Submission: res.Submission, Result: res}
+		}
+	}
+	l.batch = append(l.batch, j)
+}
+
+// update is one duration-aware PPO step on the oldest B completed episodes.
+func (l *learner) update(ctx context.Context) error {
+	batch := l.batch[:l.cfg.Batch]
+	l.batch = l.batch[l.cfg.Batch:]
+	version := l.pol.Version()
+
+	// Staleness: drop what is older than MaxStaleness versions.
+	var used []*job
+	stale := make([]int, len(batch))
+	dropped := map[*job]bool{}
+	for i, j := range batch {
+		stale[i] = version - j.action.PolicyVersion
+		if l.cfg.MaxStaleness >= 0 && stale[i] > l.cfg.MaxStaleness {
+			dropped[j] = true
+			continue
+		}
+		used = append(used, j)
+	}
+
+	// Advantage = reward − V(task, kind). An unseen state uses the batch's
+	// mean reward for that state as its V.
+	adv := make([]float64, len(used))
+	durations := make([]float64, len(used))
+	batchMean := map[string][2]float64{}
+	for _, j := range used {
+		k := baselineKey(j.result.Task, j.prompt.Kind)
+		m := batchMean[k]
+		batchMean[k] = [2]float64{m[0] + j.result.Reward, m[1] + 1}
+	}
+	for i, j := range used {
+		v, ok := l.baseline.Value(j.result.Task, j.prompt.Kind)
+		if !ok {
+			m := batchMean[baselineKey(j.result.Task, j.prompt.Kind)]
+			v = m[0] / m[1]
+		}
+		adv[i] = j.result.Reward - v
+		durations[i] = j.result.DurationS
+	}
+	if l.cfg.NormalizeAdvantages {
+		ScaleByStd(adv) // a common factor only: it cannot undo the weights below
+	}
+
+	// THE duration-aware update (SPEC.md §1, the paper's eq. 3): each sample's
+	// advantage is multiplied by w = Δt / mean(Δt over the batch), which cancels
+	// the 1/Δt rate at which a job of duration Δt completes in a fixed window.
+	weights := make([]float64, len(used))
+	for i := range weights {
+		weights[i] = 1
+	}
+	if l.cfg.DurationAware {
+		weights = DurationWeights(durations)
+	}
+	samples := make([]Sample, len(used))
+	for i, j := range used {
+		adv[i] *= weights[i]
+		samples[i] = Sample{Prompt: j.prompt, Action: j.action, Reward: j.result.Reward, Advantage: adv[i], Weight: weights[i]}
+	}
+
+	var stats UpdateStats
+	if len(samples) > 0 {
+		var err error
+		stats, err = l.pol.Update(ctx, samples)
+		if err != nil {
+			return fmt.Errorf("rl: update %d: %w", l.n.Updates+1, err)
+		}
+		if c, ok := l.env.(LearnerClock); ok {
+			c.Updated(len(samples))
+		}
+	}
+	l.n.Updates++
+	l.n.Dropped += len(dropped)
+
+	// After the step (Algorithm 1): the critic learns the rewards it was just
+	// used on, and every valid program joins the buffer of improve parents.
+	for _, j := range used {
+		l.baseline.Observe(j.result.Task, j.prompt.Kind, j.result.Reward)
+	}
+	for _, j := range batch {
+		l.buffer.Add(&Solution{Action: j.action, Result: j.result})
+	}
+
+	// Records: episodes, best, metrics, checkpoint — in that order, so a
+	// checkpoint never refers to records that were not written.
+	recs := make([]EpisodeRecord, len(batch))
+	ui := 0
+	for i, j := range batch {
+		recs[i] = l.record(j, stale[i], l.n.Updates)
+		if dropped[j] {
+			recs[i].Dropped = true
+			continue
+		}
+		a, w := adv[ui], weights[ui]
+		recs[i].Advantage, recs[i].Weight = &a, &w
+		ui++
+	}
+	if err := l.sink.Episodes(recs); err != nil {
+		return fmt.Errorf("rl: writing episodes: %w", err)
+	}
+	if err := l.flushBest(); err != nil {
+		return err
+	}
+	if err := l.sink.Metrics(l.metrics(batch, used, weights, stale, len(dropped), stats)); err != nil {
+		return fmt.Errorf("rl: writing metrics: %w", err)
+	}
+	if l.n.Updates%l.cfg.CheckpointEvery == 0 {
+		if err := l.sink.Checkpoint(l.checkpoint(), l.pol); err != nil {
+			return fmt.Errorf("rl: checkpoint at update %d: %w", l.n.Updates, err)
+		}
+	}
+	l.log.Info("update", "update", l.n.Updates, "time", l.now().Round(time.Second),
+		"episodes", l.n.Completed, "loss", stats.Loss, "dropped", len(dropped))
+	return nil
+}
+
+func (l *learner) record(j *job, staleness, update int) EpisodeRecord {
+	r := EpisodeRecord{Result: j.result, Plan: j.action.Plan, Staleness: staleness, Update: update, DoneS: j.doneAt.Seconds()}
+	r.Result.Kind = j.prompt.Kind
+	if j.prompt.Parent != nil {
+		r.Parent = j.prompt.Parent.Result.Episode
+	}
+	return r
+}
+
+func (l *learner) flushBest() error {
+	names := make([]string, 0, len(l.bestDirty))
+	for k := range l.bestDirty {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if err := l.sink.Best(l.bestDirty[k]); err != nil {
+			return fmt.Errorf("rl: writing best solution of %s: %w", k, err)
+		}
+		delete(l.bestDirty, k)
+	}
+	return nil
+}
+
+func (l *learner) metrics(batch, used []*job, weights []float64, stale []int, dropped int, st UpdateStats) Metrics {
+	m := Metrics{
+		Update: l.n.Updates, TimeS: l.now().Seconds(), Episodes: l.n.Completed,
+		Loss: st.Loss, Entropy: st.Entropy, KL: st.KL, ClipFrac: st.ClipFrac,
+		Dropped: dropped, DroppedTotal: l.n.Dropped, PolicyVersion: l.pol.Version(),
+		Dispatched: l.n.Dispatched, InFlight: len(l.inflight), DurationAware: l.cfg.DurationAware,
+		BestScore: l.bestScore(l.order[0].Name),
+	}
+	var sumR, sumD, sumS float64
+	var valid int
+	for i, j := range batch {
+		sumR += j.result.Reward
+		sumD += j.result.DurationS
+		m.Staleness += float64(stale[i])
+		m.MaxStaleness = max(m.MaxStaleness, stale[i])
+		if j.result.Valid && j.result.Score != nil {
+			valid++
+			sumS += *j.result.Score
+		}
+	}
+	n := float64(len(batch))
+	m.MeanReward, m.MeanDurationS, m.Staleness, m.ValidFrac = sumR/n, sumD/n, m.Staleness/n, float64(valid)/n
+	if valid > 0 {
+		s := sumS / float64(valid)
+		m.MeanScore = &s
+	}
+	m.WeightsMin, m.WeightsMax = math.Inf(1), math.Inf(-1)
+	for _, w := range weights {
+		m.WeightsMean += w
+		m.WeightsMin = math.Min(m.WeightsMin, w)
+		m.WeightsMax = math.Max(m.WeightsMax, w)
+	}
+	if len(weights) > 0 {
+		m.WeightsMean /= float64(len(weights))
+	} else {
+		m.WeightsMin, m.WeightsMax = 0, 0
+	}
+	return m
+}
+
+func (l *learner) bestScore(taskName string) *float64 {
+	b := l.best[taskName]
+	if b == nil || b.Result.Score == nil {
+		return nil
+	}
+	s := *b.Result.Score
+	return &s
+}
+
+// finish ends a run that reached its budget or episode limit: checkpoint
+// (jobs in flight and unused completions included, so a resume continues
+// them), then the unused completions as episodes without advantage, then the
+// summary.
+func (l *learner) finish(stopped string) (Summary, error) {
+	if err := l.flushBest(); err != nil {
+		return l.summary("error"), err
+	}
+	if err := l.sink.Checkpoint(l.checkpoint(), l.pol); err != nil {
+		return l.summary("error"), fmt.Errorf("rl: final checkpoint: %w", err)
+	}
+	recs := make([]EpisodeRecord, len(l.batch))
+	for i, j := range l.batch {
+		recs[i] = l.record(j, l.pol.Version()-j.action.PolicyVersion, 0)
+	}
+	if len(recs) > 0 {
+		if err := l.sink.Episodes(recs); err != nil {
+			return l.summary("error"), fmt.Errorf("rl: writing unused episodes: %w", err)
+		}
+	}
+	s := l.summary(stopped)
+	if err := l.sink.Summary(s); err != nil {
+		return s, fmt.Errorf("rl: writing summary: %w", err)
+	}
+	return s, nil
+}
+
+func (l *learner) summary(stopped string) Summary {
+	s := Summary{
+		Dispatched: l.n.Dispatched, Completed: l.n.Completed, Redelivered: l.n.Redelivered,
+		Lost: l.n.Lost + len(l.inflight) + len(l.resubmit), Updates: l.n.Updates,
+		BestScore: l.bestScore(l.order[0].Name), Dropped: l.n.Dropped, Duplicates: l.n.Duplicates,
+		Unused: len(l.batch), ElapsedS: l.now().Seconds(), Stopped: stopped,
+		Isolation: isolationOf(l.isolation), BestScores: map[string]float64{},
+	}
+	for k, b := range l.best {
+		if b.Result.Score != nil {
+			s.BestScores[k] = *b.Result.Score
+		}
+	}
+	return s
+}
+
+// isolationOf names the isolation every result had, or lists them when mixed:
+// a run is only as isolated as its weakest episode.
+func isolationOf(counts map[string]int) string {
+	var names []string
+	for k := range counts {
+		if k == "" {
+			k = "unknown"
+		}
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ",")
+}
+
+func (l *learner) checkpoint() *Checkpoint {
+	rngState, _ := l.pcg.MarshalBinary() // PCG's MarshalBinary cannot fail
+	ck := &Checkpoint{
+		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
+		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
+		Baseline: l.baseline, Best: map[string]StoredSolution{}, RNG: rngState,
+		Isolation: map[string]int{},
+	}
+	for k, v := range l.isolation {
+		ck.Isolation[k] = v
+	}
+	for _, t := range l.order {
+		for _, s := range l.buffer.ByTask[t.Name] {
+			ck.Buffer = append(ck.Buffer, storeSolution(s))
+		}
+		if b := l.best[t.Name]; b != nil {
+			ck.Best[t.Name] = storeSolution(b)
+		}
+	}
+	var flying []*job
+	for _, j := range l.inflight {
+		flying = append(flying, j)
+	}
+	flying = append(flying, l.resubmit...)
+	sort.Slice(flying, func(a, b int) bool { return jobNumber(flying[a].id) < jobNumber(flying[b].id) })
+	for _, j := range flying {
+		ck.InFlight = append(ck.InFlight, storeJob(j))
+	}
+	for _, j := range l.batch {
+		ck.Pending = append(ck.Pending, storeJob(j))
+	}
+	return ck
+}
+
+func jobNumber(id string) int64 {
+	n, _ := strconv.ParseInt(id[strings.LastIndexByte(id, '-')+1:], 10, 64)
+	return n
+}
+
+func (l *learner) restore(ck *Checkpoint) error {
+	if ck.Format != CheckpointFormat {
+		return fmt.Errorf("checkpoint format %d, this build reads %d", ck.Format, CheckpointFormat)
+	}
+	if ck.RunID != l.cfg.RunID {
+		return fmt.Errorf("checkpoint of run %q, config says %q", ck.RunID, l.cfg.RunID)
+	}
+	if v := l.pol.Version(); v != ck.PolicyVersion {
+		return fmt.Errorf("policy is at version %d, checkpoint at %d: load the checkpoint's policy first", v, ck.PolicyVersion)
+	}
+	if err := l.pcg.UnmarshalBinary(ck.RNG); err != nil {
+		return fmt.Errorf("rng state: %w", err)
+	}
+	l.nextJob, l.elapsed, l.n = ck.NextJob, ck.Elapsed, ck.Counters
+	if ck.Baseline != nil {
+		l.baseline = ck.Baseline
+		if l.baseline.Values == nil {
+			l.baseline.Values = map[string]BaselineValue{}
+		}
+	}
+	for _, s := range ck.Buffer {
+		l.buffer.Add(s.solution())
+	}
+	for k, s := range ck.Best {
+		l.best[k] = s.solution()
+	}
+	for k, v := range ck.Isolation {
+		l.isolation[k] = v
+	}
+	for _, s := range ck.InFlight {
+		j, err := s.job(l.tasks)
+		if err != nil {
+			return err
+		}
+		l.resubmit = append(l.resubmit, j)
+	}
+	for _, s := range ck.Pending {
+		j, err := s.job(l.tasks)
+		if err != nil {
+			return err
+		}
+		l.batch = append(l.batch, j)
+	}
+	return nil
+}

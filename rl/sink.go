@@ -1,0 +1,123 @@
+package rl
+
+import (
+	"github.com/mlerl/mlerl/episode"
+)
+
+// Sink receives what a run produces. The CLI writes the run folder through it
+// (package rl/runfolder); tests capture it in memory. The learner calls it from
+// its single loop goroutine, in this order at each update: Episodes, Best (when
+// a task's best changed), Metrics, Checkpoint. A Sink error stops the run: a run
+// whose records cannot be kept is not worth continuing.
+type Sink interface {
+	// Episodes receives completed episodes once the learner has used them (or
+	// dropped them as too stale) in an update, and at the end the completed
+	// ones no update used.
+	Episodes(recs []EpisodeRecord) error
+	Metrics(m Metrics) error
+	Best(b Best) error
+	// Checkpoint receives the learner's state; the policy is saved with it.
+	Checkpoint(ck *Checkpoint, pol Policy) error
+	Summary(s Summary) error
+}
+
+// EpisodeRecord is one line of episodes.jsonl: the contract's episode result
+// (with advantage and weight once used) and what the learner knows about it.
+type EpisodeRecord struct {
+	episode.Result
+	Plan      string  `json:"plan,omitempty"`
+	Parent    string  `json:"parent,omitempty"` // episode id of the improved solution
+	Staleness int     `json:"staleness"`        // policy versions between sampling and the update
+	Dropped   bool    `json:"dropped,omitempty"`
+	Update    int     `json:"update"`      // the update that used it; 0 when none did
+	DoneS     float64 `json:"completed_s"` // run clock when it completed
+}
+
+// Metrics is one line of metrics.jsonl, one per policy update (CONTRACT.md §3).
+type Metrics struct {
+	Update        int      `json:"update"`
+	TimeS         float64  `json:"time_s"`
+	Episodes      int      `json:"episodes"` // completed so far in the run
+	MeanReward    float64  `json:"mean_reward"`
+	BestScore     *float64 `json:"best_score"`
+	MeanDurationS float64  `json:"mean_duration_s"`
+	WeightsMean   float64  `json:"weights_mean"`
+	Loss          float64  `json:"loss"`
+	Entropy       float64  `json:"entropy"`
+	KL            float64  `json:"kl"`
+	ClipFrac      float64  `json:"clip_frac"`
+	Staleness     float64  `json:"staleness"` // mean over the batch
+	MaxStaleness  int      `json:"max_staleness"`
+	Dropped       int      `json:"dropped"` // too stale, in this batch
+	DroppedTotal  int      `json:"dropped_total"`
+	ValidFrac     float64  `json:"valid_frac"`
+	MeanScore     *float64 `json:"mean_score"` // over the batch's valid episodes
+	WeightsMin    float64  `json:"weights_min"`
+	WeightsMax    float64  `json:"weights_max"`
+	PolicyVersion int      `json:"policy_version"`
+	Dispatched    int      `json:"dispatched"`
+	InFlight      int      `json:"in_flight"`
+	DurationAware bool     `json:"duration_aware"`
+}
+
+// Best is a new best valid solution for a task (highest reward).
+type Best struct {
+	Task       string
+	Code       string
+	Submission []byte
+	Result     episode.Result
+}
+
+// Summary is summary.json, written at the end of a run.
+//
+// Invariant: Dispatched = Completed + Lost + InFlight-at-crash; a job
+// re-dispatched after a resume keeps its id and counts once in Dispatched and
+// once in Redelivered.
+type Summary struct {
+	Dispatched  int      `json:"dispatched"`
+	Completed   int      `json:"completed"`
+	Redelivered int      `json:"redelivered"`
+	Lost        int      `json:"lost"` // in flight when the run stopped: abandoned, never completed
+	Updates     int      `json:"updates"`
+	BestScore   *float64 `json:"best_score"`
+	Isolation   string   `json:"isolation"`
+
+	Dropped    int                `json:"dropped"`    // completed but too stale to train on
+	Duplicates int                `json:"duplicates"` // results for jobs already completed or unknown
+	Unused     int                `json:"unused"`     // completed after the last update
+	ElapsedS   float64            `json:"elapsed_s"`
+	Stopped    string             `json:"stopped"` // budget | max_episodes | canceled
+	BestScores map[string]float64 `json:"best_scores,omitempty"`
+}
+
+// Discard is a Sink that keeps nothing.
+type Discard struct{}
+
+func (Discard) Episodes([]EpisodeRecord) error       { return nil }
+func (Discard) Metrics(Metrics) error                { return nil }
+func (Discard) Best(Best) error                      { return nil }
+func (Discard) Checkpoint(*Checkpoint, Policy) error { return nil }
+func (Discard) Summary(Summary) error                { return nil }
+
+// Memory is a Sink that keeps everything in memory, for tests and benchmarks.
+type Memory struct {
+	EpisodeRecs []EpisodeRecord
+	MetricLines []Metrics
+	Bests       []Best
+	Checkpoints int
+	LastCK      *Checkpoint
+	Final       *Summary
+}
+
+func (m *Memory) Episodes(r []EpisodeRecord) error {
+	m.EpisodeRecs = append(m.EpisodeRecs, r...)
+	return nil
+}
+func (m *Memory) Metrics(x Metrics) error { m.MetricLines = append(m.MetricLines, x); return nil }
+func (m *Memory) Best(b Best) error       { m.Bests = append(m.Bests, b); return nil }
+func (m *Memory) Checkpoint(ck *Checkpoint, _ Policy) error {
+	m.Checkpoints++
+	m.LastCK = ck
+	return nil
+}
+func (m *Memory) Summary(s Summary) error { m.Final = &s; return nil }
