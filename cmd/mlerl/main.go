@@ -18,6 +18,7 @@ commands:
   tasks list [--json]          list the built-in task suite
   tasks check TASK             validate a task folder
   grade --task T --submission FILE [--json]
+  suite build [--out DIR] [--verify]  rebuild the suite from Debian packages and check its checksums
   help                         this text
 
 Run "mlerl COMMAND -h" for a command's flags.
@@ -27,7 +28,9 @@ Run "mlerl COMMAND -h" for a command's flags.
 // 0 success, 1 the work failed, 2 bad usage or bad input (CONTRACT.md §3).
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
-var commands = map[string]command{}
+var commands = map[string]command{
+	"suite": runSuite,
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
