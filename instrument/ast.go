@@ -120,4 +120,3 @@ func lastLine(s string) string {
 	}
 	return s
 }
-

@@ -90,9 +90,9 @@ type Program struct {
 	Method string // "none" | "ast" | "lm" | "lm->ast: <reason>"
 	Points int    // markers inserted
 
-	nonce    string   // hex; never shown to the policy
-	stageOf  []int    // insertion id -> index into Stages
-	lineMap  []int    // sealed line (1-based, index) -> original line, 0 for added lines
+	nonce   string // hex; never shown to the policy
+	stageOf []int  // insertion id -> index into Stages
+	lineMap []int  // sealed line (1-based, index) -> original line, 0 for added lines
 }
 
 // Prepare instruments code with in and seals it. A nil in runs the code unchanged,
