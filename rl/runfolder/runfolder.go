@@ -327,6 +327,10 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600; these are for people to read
+		tmp.Close()
+		return err
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
