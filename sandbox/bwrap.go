@@ -1,0 +1,170 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// sandboxHome is the working directory as the program sees it under bwrap.
+const sandboxHome = "/sandbox"
+
+// etcFiles is the part of /etc a scientific Python stack reads: the dynamic
+// linker cache, Debian's alternatives (libblas.so.3 resolves through them),
+// Python's site customisation, time zone and MIME data. Nothing else of /etc
+// (passwd, hosts, ssl, machine-id, credentials) is visible.
+var etcFiles = []string{
+	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+	"/etc/localtime", "/etc/timezone", "/etc/mime.types", "/etc/matplotlibrc", "/etc/fonts",
+}
+
+// prepareBwrap finds bwrap and builds the fixed part of its command line.
+func (s *Sandbox) prepareBwrap() error {
+	bw, err := exec.LookPath("bwrap")
+	if err != nil {
+		if _, serr := os.Stat("/usr/bin/bwrap"); serr != nil {
+			return fmt.Errorf("bubblewrap not installed: %w", err)
+		}
+		bw = "/usr/bin/bwrap"
+	}
+	s.bwrap = bw
+	var a []string
+	if s.runAsID {
+		// As root, bwrap runs privileged without a user namespace (one would
+		// map the program to host root, which RLIMIT_NPROC exempts); it keeps
+		// CAP_SETUID/CAP_SETGID only until the bootstrap drops to the run's
+		// uid, which clears all capabilities. no_new_privs (always set by
+		// bwrap) stops them coming back through setuid binaries.
+		a = []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+			"--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"}
+	} else {
+		a = []string{"--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"}
+	}
+	a = append(a, "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr")
+	// Mirror the host's top-level library and binary folders: links on a
+	// merged-/usr system, binds otherwise.
+	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if t, err := os.Readlink(d); err == nil {
+				a = append(a, "--symlink", t, d)
+			}
+		case fi.IsDir():
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	if s.prefix != "/usr" && s.prefix != "/" {
+		a = append(a, "--ro-bind", s.prefix, s.prefix)
+	}
+	etc := append([]string(nil), etcFiles...)
+	if py, _ := filepath.Glob("/etc/python3*"); py != nil {
+		etc = append(etc, py...)
+	}
+	for _, f := range etc {
+		if _, err := os.Stat(f); err == nil {
+			a = append(a, "--ro-bind", f, f)
+		}
+	}
+	// CPU topology lets OpenBLAS and joblib count cores; nothing else of /sys.
+	if _, err := os.Stat("/sys/devices/system/cpu"); err == nil {
+		a = append(a, "--ro-bind", "/sys/devices/system/cpu", "/sys/devices/system/cpu")
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev")
+	if s.runAsID {
+		a = append(a, "--perms", "1777", "--size", "268435456", "--tmpfs", "/dev/shm")
+	}
+	s.bwArgs = a
+	return nil
+}
+
+func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
+	p, err := newPipes()
+	if err != nil {
+		return err
+	}
+	defer p.close()
+
+	args := append([]string(nil), s.bwArgs...)
+	// The private /tmp is memory; bound it like a file.
+	args = append(args, "--perms", "1777", "--size", fmt.Sprint(r.limits.MaxFileBytes), "--tmpfs", "/tmp")
+	args = append(args, "--bind", r.dir, sandboxHome)
+	if r.spec.DataDir != "" {
+		args = append(args, "--ro-bind", r.spec.DataDir, sandboxHome+"/data")
+	}
+	// The root tmpfs bwrap builds is writable until remounted; nothing may be
+	// written outside the working directory and /tmp.
+	args = append(args, "--remount-ro", "/", "--chdir", sandboxHome, "--")
+	args = append(args, r.argv...)
+
+	cmd := exec.Command(s.bwrap, args...)
+	cmd.Env = append(baseEnv(sandboxHome, "/tmp"), r.spec.Env...)
+	cmd.Stdin = p.srcR
+	cmd.Stdout = p.outW
+	cmd.Stderr = p.outW
+	// Descriptors: 3 markers, 4 started.
+	cmd.ExtraFiles = []*os.File{p.markW, p.upW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("sandbox: start bwrap: %w", err)
+	}
+	p.closeChildEnds()
+	wait := p.pump(r)
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	timer := time.NewTimer(r.limits.Timeout)
+	defer timer.Stop()
+	var werr error
+	select {
+	case werr = <-exited:
+	case <-timer.C:
+		res.TimedOut = true
+		werr = killAndWait(cmd, exited)
+	case <-ctx.Done():
+		werr = killAndWait(cmd, exited)
+	}
+	res.Duration = time.Since(start)
+	// Killing bwrap kills its pid namespace; the pipes close with the last
+	// process in it.
+	waitPumps(wait, p, 5*time.Second)
+
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return fmt.Errorf("sandbox: wait bwrap: %w", werr)
+	}
+	res.ExitCode, res.Signal = exitInfo(cmd.ProcessState)
+	// bwrap reports a child killed by signal n as exit status 128+n.
+	if res.Signal == "" && res.ExitCode > 128 && res.ExitCode < 128+65 {
+		res.Signal = signalName(syscall.Signal(res.ExitCode - 128))
+	}
+	res.PeakMemoryBytes = maxRSS(cmd.ProcessState)
+	if !p.up.Load() && !res.TimedOut && ctx.Err() == nil {
+		// bwrap itself failed before the program ran (bad mount, no userns).
+		return fmt.Errorf("sandbox: bwrap failed (exit %d): %s", res.ExitCode, strings.TrimSpace(string(truncate(r.out.Bytes(), 500))))
+	}
+	return nil
+}
+
+func killAndWait(cmd *exec.Cmd, exited <-chan error) error {
+	cmd.Process.Kill()
+	return <-exited
+}
+
+func signalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}

@@ -1,0 +1,361 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	Reexec()
+	os.Exit(m.Run())
+}
+
+// newRoot makes a root for working directories that the per-run uid can
+// traverse (t.TempDir is 0700), and checks it is empty when the test ends.
+func newRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{root, filepath.Dir(root)} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		left, _ := os.ReadDir(root)
+		if len(left) != 0 {
+			t.Errorf("left on disk under %s: %v", root, left)
+		}
+	})
+	return root
+}
+
+// tiers returns one sandbox per isolation level that works here, forcing each
+// level even when a better one exists.
+func tiers(t *testing.T) []*Sandbox {
+	t.Helper()
+	root := newRoot(t)
+	var out []*Sandbox
+	for _, l := range []Level{LevelBwrap, LevelLandlock} {
+		sb, err := New(context.Background(), Config{Want: l, Root: root})
+		if err != nil {
+			// A tier whose mechanism the machine has must work.
+			_, noBwrap := exec.LookPath("bwrap")
+			if (l == LevelBwrap && noBwrap == nil) || (l == LevelLandlock && landlockAvailable() == nil) {
+				t.Errorf("tier %s: %v", l, err)
+			} else {
+				t.Logf("tier %s unavailable here: %v", l, err)
+			}
+			continue
+		}
+		if sb.Level() != l {
+			t.Fatalf("asked for %s, got %s", l, sb.Level())
+		}
+		out = append(out, sb)
+	}
+	if len(out) == 0 {
+		t.Skip("no isolation tier works on this machine")
+	}
+	return out
+}
+
+func hostile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "hostile", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// task makes <dir>/task/{public/train.csv, private/answers.csv}. With open
+// set, everything is world-readable, so only the sandbox stands between the
+// program and the answers (not file permissions).
+type taskDir struct {
+	public, private, answers, secret string
+}
+
+func makeTask(t *testing.T, open bool) taskDir {
+	t.Helper()
+	base := t.TempDir()
+	td := taskDir{
+		public:  filepath.Join(base, "task", "public"),
+		private: filepath.Join(base, "task", "private"),
+		secret:  fmt.Sprintf("SECRET-ANSWER-%d", time.Now().UnixNano()),
+	}
+	td.answers = filepath.Join(td.private, "answers.csv")
+	for _, d := range []string{td.public, td.private} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(td.public, "train.csv"), []byte("id,x\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(td.answers, []byte("id,y\n1,"+td.secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if open {
+		for _, d := range []string{base, filepath.Dir(base)} {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return td
+}
+
+func mustRun(t *testing.T, sb *Sandbox, spec Spec) Result {
+	t.Helper()
+	res, err := sb.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("%s: Run: %v\noutput:\n%s", sb.Level(), err, res.Output)
+	}
+	if res.Isolation != sb.Level() {
+		t.Errorf("result isolation %q, sandbox %q", res.Isolation, sb.Level())
+	}
+	return res
+}
+
+func TestBasics(t *testing.T) {
+	td := makeTask(t, false) // 0700 parents: exercises descriptor-based access to data
+	prog := `import os, sys
+print(open("data/train.csv").read().strip())
+os.write(3, b"stage-1\n")
+open("submission.csv", "w").write("id,y\n1,0.5\n")
+os.makedirs("out", exist_ok=True)
+open("out/extra.txt", "w").write("x")
+os.symlink("/etc/hostname", "link.txt")
+sys.stderr.write("to stderr\n")
+sys.exit(3)
+`
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: []byte(prog), DataDir: td.public,
+				Collect: []string{"submission.csv", "out/extra.txt", "link.txt", "missing.csv"}})
+			if res.ExitCode != 3 {
+				t.Errorf("exit %d, want 3; output:\n%s", res.ExitCode, res.Output)
+			}
+			if !bytes.Contains(res.Output, []byte("id,x\n1,2")) || !bytes.Contains(res.Output, []byte("to stderr")) {
+				t.Errorf("output %q lacks data or stderr", res.Output)
+			}
+			if string(res.Markers) != "stage-1\n" {
+				t.Errorf("markers %q", res.Markers)
+			}
+			if string(res.Files["submission.csv"]) != "id,y\n1,0.5\n" || string(res.Files["out/extra.txt"]) != "x" {
+				t.Errorf("files %v", res.Files)
+			}
+			if _, ok := res.Files["link.txt"]; ok {
+				t.Error("a symlink was collected")
+			}
+			if _, ok := res.Files["missing.csv"]; ok {
+				t.Error("a missing file was collected")
+			}
+			if res.PeakMemoryBytes < 1<<20 || res.PeakMemoryBytes > 1<<30 {
+				t.Errorf("peak memory %d implausible for a small python", res.PeakMemoryBytes)
+			}
+			if res.Duration <= 0 || res.TimedOut {
+				t.Errorf("duration %v timed out %v", res.Duration, res.TimedOut)
+			}
+		})
+	}
+}
+
+func TestTraceback(t *testing.T) {
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: []byte("x = 1\nraise ValueError('boom')  # line two\n")})
+			if res.ExitCode != 1 {
+				t.Errorf("exit %d", res.ExitCode)
+			}
+			for _, want := range []string{`File "solution.py", line 2`, "raise ValueError('boom')  # line two", "ValueError: boom"} {
+				if !bytes.Contains(res.Output, []byte(want)) {
+					t.Errorf("traceback lacks %q:\n%s", want, res.Output)
+				}
+			}
+		})
+	}
+}
+
+func TestEnvironmentIsClean(t *testing.T) {
+	t.Setenv("MLERL_API_KEY", "sk-should-never-leak")
+	t.Setenv("HTTPS_PROXY", "http://leak.example")
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: hostile(t, "env.py"), Env: []string{"EXTRA=1"}})
+			var got struct {
+				Env     map[string]string
+				Cwd     string
+				UID     int
+				Listing []string
+				Root    []string
+			}
+			if err := json.Unmarshal(bytes.TrimSpace(res.Output), &got); err != nil {
+				t.Fatalf("output %q: %v", res.Output, err)
+			}
+			for k := range got.Env {
+				if strings.Contains(k, "MLERL") || strings.Contains(strings.ToUpper(k), "PROXY") {
+					t.Errorf("host variable %s leaked", k)
+				}
+			}
+			if got.Env["EXTRA"] != "1" || got.Env["LANG"] != "C.UTF-8" || got.Env["OMP_NUM_THREADS"] == "" {
+				t.Errorf("environment %v", got.Env)
+			}
+			if got.Env["HOME"] != got.Cwd {
+				t.Errorf("HOME %q, cwd %q", got.Env["HOME"], got.Cwd)
+			}
+			if os.Geteuid() == 0 && got.UID == 0 {
+				t.Error("program runs as root")
+			}
+			if sb.Level() == LevelBwrap {
+				for _, d := range got.Root {
+					switch d {
+					case "usr", "bin", "lib", "lib64", "sbin", "etc", "proc", "dev", "tmp", "sandbox", "sys", "lib32", "libx32":
+					default:
+						t.Errorf("host path /%s visible", d)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestNetworkDenied(t *testing.T) {
+	tcp, udp, saw := listenLoopback(t)
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: hostile(t, "network.py"),
+				Env: []string{fmt.Sprintf("HOST_TCP_PORT=%d", tcp), fmt.Sprintf("HOST_UDP_PORT=%d", udp)}})
+			// Under bwrap a datagram may leave the socket into the sandbox's
+			// own loopback; the listeners below show it never reaches the
+			// host. Elsewhere no socket may even be made.
+			if sb.Level() != LevelBwrap && bytes.Contains(res.Output, []byte(" sent")) {
+				t.Errorf("a network operation succeeded:\n%s", res.Output)
+			}
+			if !bytes.Contains(res.Output, []byte("tcp4 blocked")) || !bytes.Contains(res.Output, []byte("dns blocked")) {
+				t.Errorf("program did not run its attempts:\n%s", res.Output)
+			}
+		})
+	}
+	time.Sleep(200 * time.Millisecond) // let any datagram in flight land
+	if n := saw(); n != 0 {
+		t.Errorf("host listeners received %d connections or datagrams", n)
+	}
+}
+
+func TestPrivateUnreadable(t *testing.T) {
+	td := makeTask(t, true)
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: hostile(t, "private.py"), DataDir: td.public,
+				Env: []string{"HOST_PRIVATE_FILE=" + td.answers, "HOST_PUBLIC_DIR=" + td.public}})
+			if bytes.Contains(res.Output, []byte(td.secret)) {
+				t.Errorf("private answers read:\n%s", res.Output)
+			}
+			if !bytes.Contains(res.Output, []byte("denied /proc/1/root")) {
+				t.Errorf("program did not run its attempts:\n%s", res.Output)
+			}
+		})
+	}
+}
+
+func TestWritesConfined(t *testing.T) {
+	td := makeTask(t, true)
+	home, _ := os.UserHomeDir()
+	hostTmp := os.TempDir()
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			tag := fmt.Sprintf("mlerl-planted-%d", time.Now().UnixNano())
+			targets := []string{
+				filepath.Join(home, tag), filepath.Join(hostTmp, tag), "/var/tmp/" + tag,
+				"/dev/shm/" + tag, "/" + tag, "/etc/" + tag, "/usr/" + tag, td.private + "/" + tag,
+			}
+			res := mustRun(t, sb, Spec{Program: hostile(t, "write.py"), DataDir: td.public,
+				Env: []string{"HOST_WRITE_TARGETS=" + strings.Join(targets, ":"), "HOST_PUBLIC_DIR=" + td.public, "TAG=" + tag}})
+			if !bytes.Contains(res.Output, []byte("inside ok")) {
+				t.Errorf("writes inside the working dir and /tmp failed:\n%s", res.Output)
+			}
+			targets = append(targets, filepath.Join(td.public, "planted.txt"), filepath.Join(filepath.Dir(sb.root), "planted-"+tag), filepath.Join(sb.root, "planted-"+tag))
+			for _, p := range targets {
+				for _, q := range []string{p, p + ".d"} {
+					if _, err := os.Lstat(q); err == nil {
+						os.RemoveAll(q)
+						t.Errorf("program wrote %s on the host\n%s", q, res.Output)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSourceNotOnDisk(t *testing.T) {
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: hostile(t, "source.py")})
+			if !bytes.Contains(res.Output, []byte("hits: []")) {
+				t.Errorf("program found its source:\n%s", res.Output)
+			}
+		})
+	}
+}
+
+func TestMarkersDoNotBlock(t *testing.T) {
+	// 4 MiB to fd 3 (past the 1 MiB cap and any pipe buffer), 4 MiB to stdout.
+	prog := `import os, sys
+chunk = b"m" * 65536
+for i in range(64):
+    os.write(3, chunk)
+    sys.stdout.write("o" * 65536)
+print("done")
+`
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: []byte(prog), Limits: Limits{Timeout: 60 * time.Second}})
+			if res.TimedOut || res.ExitCode != 0 || !bytes.HasSuffix(res.Output, []byte("done\n")) {
+				t.Fatalf("exit %d timed out %v, tail %q", res.ExitCode, res.TimedOut, tail(res.Output))
+			}
+			if len(res.Markers) != MaxMarkerBytes {
+				t.Errorf("markers %d bytes, want the cap %d", len(res.Markers), MaxMarkerBytes)
+			}
+		})
+	}
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			var wg sync.WaitGroup
+			errs := make(chan string, 8)
+			for i := range 6 {
+				wg.Go(func() {
+					prog := fmt.Sprintf("import os\nos.write(3, b'%d')\nopen('submission.csv','w').write('%d')\nprint(%d)\n", i, i, i)
+					res, err := sb.Run(context.Background(), Spec{Program: []byte(prog), Collect: []string{"submission.csv"}})
+					want := fmt.Sprint(i)
+					if err != nil || strings.TrimSpace(string(res.Output)) != want || string(res.Markers) != want || string(res.Files["submission.csv"]) != want {
+						errs <- fmt.Sprintf("run %d: err %v output %q markers %q files %v", i, err, res.Output, res.Markers, res.Files)
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for e := range errs {
+				t.Error(e)
+			}
+		})
+	}
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 300 {
+		return b[len(b)-300:]
+	}
+	return b
+}

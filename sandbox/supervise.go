@@ -1,0 +1,459 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// The re-exec sentinels: argv[1] of /proc/self/exe when it is started as the
+// supervisor or as the exec stage. They are not valid mlerl commands.
+const (
+	superArg = "__mlerl-sandbox-supervise__"
+	execArg  = "__mlerl-sandbox-exec__"
+)
+
+// Reexec must be the first thing main does. In the ordinary case it returns at
+// once; when this process was started by the sandbox as its supervisor or exec
+// stage, it does that job and exits without returning.
+func Reexec() {
+	if len(os.Args) < 3 {
+		return
+	}
+	switch os.Args[1] {
+	case superArg:
+		os.Exit(supervise(os.Args[2]))
+	case execArg:
+		os.Exit(execStage(os.Args[2]))
+	}
+}
+
+// superConfig is what the parent tells the supervisor (argv[2], JSON). It
+// holds no secrets: the program arrives on stdin.
+type superConfig struct {
+	Argv     []string      `json:"argv"`
+	Env      []string      `json:"env"`
+	Dir      string        `json:"dir"`
+	UID      int           `json:"uid"`
+	Timeout  time.Duration `json:"timeout"`
+	Restrict bool          `json:"restrict"`
+	HasData  bool          `json:"has_data"`
+	Rules    execRules     `json:"rules"`
+}
+
+// execRules is what the exec stage restricts itself to before exec'ing python.
+type execRules struct {
+	Argv    []string `json:"argv"`
+	RODirs  []string `json:"ro_dirs"`
+	ROFiles []string `json:"ro_files"`
+	RWDirs  []string `json:"rw_dirs"`
+	RWFiles []string `json:"rw_files"`
+}
+
+// superStatus is what the supervisor reports back on fd 6.
+type superStatus struct {
+	Exit     int    `json:"exit"`
+	Signal   string `json:"signal,omitempty"`
+	MaxRSS   int64  `json:"maxrss"` // bytes
+	TimedOut bool   `json:"timed_out"`
+	Err      string `json:"err,omitempty"`
+}
+
+// Descriptor numbers in the supervisor: 0-4 as in the program (source,
+// output, output, markers, started), 5 the data folder, 6 the status pipe.
+// In the exec stage, fd 6 is instead the executable it was started from.
+const (
+	statusFD = 6
+	selfFD   = 6
+)
+
+func landlockAvailable() error {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return fmt.Errorf("landlock not supported by this kernel: %w", err)
+	}
+	if v < 1 {
+		return errors.New("landlock not supported by this kernel")
+	}
+	return nil
+}
+
+// rules lists what the program may touch in the landlock tier: the
+// interpreter's tree and system libraries read-only, the same /etc subset as
+// under bwrap, /proc and CPU topology read-only, its working directory, the
+// task's public data read-only, and the harmless character devices.
+func (s *Sandbox) rules(r *run) execRules {
+	ro := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys/devices/system/cpu"}
+	if s.prefix != "/usr" && s.prefix != "/" {
+		ro = append(ro, s.prefix)
+	}
+	var roFiles []string
+	etc := append([]string(nil), etcFiles...)
+	if py, _ := filepath.Glob("/etc/python3*"); py != nil {
+		etc = append(etc, py...)
+	}
+	for _, f := range etc {
+		if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+			ro = append(ro, f)
+		} else if err == nil {
+			roFiles = append(roFiles, f)
+		}
+	}
+	if r.spec.DataDir != "" {
+		if real, err := filepath.EvalSymlinks(r.spec.DataDir); err == nil {
+			ro = append(ro, real)
+		}
+	}
+	return execRules{
+		Argv:    r.argv,
+		RODirs:  ro,
+		ROFiles: roFiles,
+		RWDirs:  []string{r.dir},
+		RWFiles: []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"},
+	}
+}
+
+// runSupervised runs r through the re-exec'd supervisor (landlock and none).
+func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error {
+	p, err := newPipes()
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	statR, statW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("sandbox: pipe: %w", err)
+	}
+	defer statR.Close()
+	defer statW.Close()
+
+	cfg := superConfig{
+		Argv:     r.argv,
+		Env:      append(baseEnv(r.dir, filepath.Join(r.dir, "tmp")), r.spec.Env...),
+		Dir:      r.dir,
+		UID:      r.uid,
+		Timeout:  r.limits.Timeout,
+		Restrict: s.level == LevelLandlock,
+		HasData:  r.dataFD != nil,
+	}
+	if cfg.Restrict {
+		cfg.Rules = s.rules(r)
+	}
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("sandbox: supervisor config: %w", err)
+	}
+	cmd := exec.Command(s.self, superArg, string(js))
+	cmd.Env = []string{}
+	cmd.Stdin = p.srcR
+	cmd.Stdout = p.outW
+	cmd.Stderr = p.outW
+	cmd.ExtraFiles = []*os.File{p.markW, p.upW, r.dataFD, statW}
+	// SIGTERM rather than SIGKILL when we die, so the supervisor still kills
+	// the program's tree on its way out.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("sandbox: start supervisor: %w", err)
+	}
+	p.closeChildEnds()
+	statW.Close()
+	wait := p.pump(r)
+	var status []byte
+	statDone := make(chan struct{})
+	go func() {
+		status, _ = io.ReadAll(io.LimitReader(statR, 1<<16))
+		close(statDone)
+	}()
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// The supervisor keeps the deadline itself; this one only catches a
+	// supervisor that is stuck.
+	backstop := time.NewTimer(r.limits.Timeout + 30*time.Second)
+	defer backstop.Stop()
+	var werr error
+	select {
+	case werr = <-exited:
+	case <-ctx.Done():
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case werr = <-exited:
+		case <-time.After(10 * time.Second):
+			werr = killAndWait(cmd, exited)
+		}
+	case <-backstop.C:
+		res.TimedOut = true
+		werr = killAndWait(cmd, exited)
+	}
+	res.Duration = time.Since(start)
+	waitPumps(wait, p, 5*time.Second)
+	<-statDone
+
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return fmt.Errorf("sandbox: wait supervisor: %w", werr)
+	}
+	var st superStatus
+	if err := json.Unmarshal(status, &st); err != nil {
+		if res.TimedOut || ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("sandbox: supervisor failed (no status, %v): %s", werr, strings.TrimSpace(string(truncate(r.out.Bytes(), 500))))
+	}
+	if st.Err != "" {
+		return fmt.Errorf("sandbox: supervisor: %s", st.Err)
+	}
+	res.ExitCode, res.Signal, res.PeakMemoryBytes = st.Exit, st.Signal, st.MaxRSS
+	res.TimedOut = res.TimedOut || st.TimedOut
+	if !p.up.Load() && !res.TimedOut && ctx.Err() == nil {
+		return fmt.Errorf("sandbox: the interpreter did not start (exit %d): %s", res.ExitCode, strings.TrimSpace(string(truncate(r.out.Bytes(), 500))))
+	}
+	return nil
+}
+
+// supervise is the supervisor: a child subreaper that starts the exec stage,
+// enforces the deadline and, when the program ends for any reason, kills every
+// process left under it before reporting.
+func supervise(arg string) int {
+	// The program must not inherit the status pipe and forge a report.
+	unix.CloseOnExec(statusFD)
+	status := os.NewFile(statusFD, "status")
+	report := func(st superStatus) int {
+		b, _ := json.Marshal(st)
+		status.Write(b)
+		status.Close()
+		return 0
+	}
+	var cfg superConfig
+	if err := json.Unmarshal([]byte(arg), &cfg); err != nil {
+		return report(superStatus{Err: fmt.Sprintf("bad config: %v", err)})
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return report(superStatus{Err: fmt.Sprintf("subreaper: %v", err)})
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	// Pdeathsig is bound to the thread that forks; keep this goroutine on one
+	// thread for the whole run.
+	runtime.LockOSThread()
+	rules, _ := json.Marshal(cfg.Rules)
+	self, err := os.Executable()
+	if err != nil {
+		return report(superStatus{Err: fmt.Sprintf("own executable: %v", err)})
+	}
+	var cmd *exec.Cmd
+	var selfFile *os.File
+	if cfg.Restrict {
+		// The exec stage is this binary again, run under the program's uid,
+		// which may not be allowed to reach its path (a go build cache, a
+		// home directory); executing it through a descriptor we opened
+		// needs only its execute bit.
+		if selfFile, err = os.Open(self); err != nil {
+			return report(superStatus{Err: fmt.Sprintf("open own executable: %v", err)})
+		}
+		cmd = exec.Command(fmt.Sprintf("/proc/self/fd/%d", selfFD), execArg, string(rules))
+	} else {
+		cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	}
+	cmd.Env = cfg.Env
+	cmd.Dir = cfg.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	fds := []*os.File{os.NewFile(3, "markers"), os.NewFile(4, "started"), nil, selfFile}
+	if cfg.HasData {
+		fds[2] = os.NewFile(dataFDNum, "data")
+	}
+	cmd.ExtraFiles = fds
+	// A new session: no controlling terminal to inject input into.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if cfg.UID >= 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.UID), Groups: []uint32{}}
+	}
+	if err := cmd.Start(); err != nil {
+		return report(superStatus{Err: fmt.Sprintf("start: %v", err)})
+	}
+	// Our copies would keep the pipes open after the tree is gone.
+	for _, f := range append(fds, os.Stdin, os.Stdout, os.Stderr) {
+		if f != nil {
+			f.Close()
+		}
+	}
+	mainPID := cmd.Process.Pid
+
+	// killed is closed once the deadline passed or we were told to stop;
+	// from then on every descendant is killed on sight.
+	timedOut := make(chan struct{})
+	killed := make(chan struct{})
+	go func() {
+		t := time.NewTimer(cfg.Timeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			close(timedOut)
+		case <-stop:
+		}
+		close(killed)
+		killDescendants()
+	}()
+
+	st := superStatus{Exit: -1}
+	mainDone := false
+	for {
+		var ws unix.WaitStatus
+		flags := 0
+		if mainDone {
+			flags = unix.WNOHANG
+		}
+		pid, err := unix.Wait4(-1, &ws, flags, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if errors.Is(err, unix.ECHILD) {
+			break
+		}
+		if err != nil {
+			st.Err = fmt.Sprintf("wait: %v", err)
+			break
+		}
+		if pid == mainPID {
+			mainDone = true
+			switch {
+			case ws.Signaled():
+				st.Exit, st.Signal = 128+int(ws.Signal()), unix.SignalName(ws.Signal())
+			default:
+				st.Exit = ws.ExitStatus()
+			}
+		}
+		if mainDone && pid == 0 {
+			// Leftovers from a program that exited: kill them, then poll.
+			killDescendants()
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	select {
+	case <-timedOut:
+		st.TimedOut = true
+	default:
+	}
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
+		st.MaxRSS = ru.Maxrss * 1024
+	}
+	return report(st)
+}
+
+// killDescendants SIGKILLs every process below this one, repeating until a
+// pass finds none: a process that was forking when killed leaves orphans,
+// which the kernel hands to us as the subreaper, and the next pass gets them.
+func killDescendants() {
+	me := os.Getpid()
+	for pass := 0; pass < 1000; pass++ {
+		pids := descendants(me)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+}
+
+// descendants lists the processes below root by scanning /proc (the
+// per-task children files need CONFIG_PROC_CHILDREN, often absent).
+func descendants(root int) []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	parent := make(map[int]int, len(names))
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + n + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		parent[pid] = ppid
+	}
+	var out []int
+	for pid := range parent {
+		for p, hops := parent[pid], 0; p != 0 && hops < 4096; p, hops = parent[p], hops+1 {
+			if p == root {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// execStage restricts this process and becomes python.
+func execStage(arg string) int {
+	var r execRules
+	if err := json.Unmarshal([]byte(arg), &r); err != nil || len(r.Argv) == 0 {
+		fmt.Fprintf(os.Stderr, "sandbox: exec stage: bad config: %v\n", err)
+		return 126
+	}
+	// Our own executable must not stay open in python.
+	unix.CloseOnExec(selfFD)
+	runtime.LockOSThread()
+	if err := restrict(r); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: exec stage: %v\n", err)
+		return 126
+	}
+	err := syscall.Exec(r.Argv[0], r.Argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "sandbox: exec %s: %v\n", r.Argv[0], err)
+	return 126
+}
+
+// restrict applies Landlock and the seccomp filter to every thread of this
+// process; both survive execve and bind all descendants.
+func restrict(r execRules) error {
+	rules := []landlock.Rule{
+		landlock.RODirs(r.RODirs...).IgnoreIfMissing(),
+		landlock.ROFiles(r.ROFiles...).IgnoreIfMissing(),
+		landlock.RWDirs(r.RWDirs...),
+		landlock.RWFiles(r.RWFiles...).IgnoreIfMissing(),
+	}
+	// V11 with BestEffort: filesystem, TCP (and UDP where the kernel knows
+	// it) with no port allowed, and scoping of signals and abstract Unix
+	// sockets to the sandbox, downgraded to what the kernel supports.
+	if err := landlock.V11.BestEffort().Restrict(rules...); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if err := installSeccomp(); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	return nil
+}
