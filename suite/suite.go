@@ -149,6 +149,9 @@ func extract(src fs.FS, root string) (string, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", fmt.Errorf("extract suite: %w", err)
 	}
+	if beforeRename != nil {
+		beforeRename(final)
+	}
 	if err := os.Rename(tmp, final); err != nil {
 		// Another process renamed its copy first: use that one.
 		if fi, serr := os.Stat(final); serr == nil && fi.IsDir() {
@@ -158,6 +161,9 @@ func extract(src fs.FS, root string) (string, error) {
 	}
 	return final, nil
 }
+
+// beforeRename lets a test make another process win the race for final.
+var beforeRename func(final string)
 
 // writeTree copies src into dst. private/ folders get mode 0700: the answers
 // are for the grader, not for other users or agent code.

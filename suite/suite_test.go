@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("MLERL_SUITE_DIR_HELPER") == "1" {
+		// A helper process of TestDirProcessesRace: its parent chose the cache.
+		os.Exit(m.Run())
+	}
 	// Dir extracts into the user's cache; keep tests out of the real one.
 	cache, err := os.MkdirTemp("", "mlerl-suite-test-cache-")
 	if err != nil {
@@ -128,6 +133,42 @@ func TestExtractConcurrent(t *testing.T) {
 	}
 	if len(diffs) > 0 {
 		t.Fatalf("extracted suite differs:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+// TestExtractLosesRace makes a rival finish its extraction between our
+// copy and our rename: we must use the rival's folder and drop our copy.
+func TestExtractLosesRace(t *testing.T) {
+	root := t.TempDir()
+	var rival string
+	beforeRename = func(final string) {
+		beforeRename = nil // the rival's own extract must not recurse here
+		d, err := extract(tasks(), root)
+		if err != nil {
+			t.Errorf("rival extract: %v", err)
+		}
+		rival = d
+		if err := os.WriteFile(filepath.Join(d, "rival"), nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { beforeRename = nil }()
+	d, err := extract(tasks(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rival == "" || d != rival {
+		t.Fatalf("extract = %q, rival made %q; want the rival's folder", d, rival)
+	}
+	if _, err := os.Stat(filepath.Join(d, "rival")); err != nil {
+		t.Fatalf("the rival's folder was replaced: %v", err)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Fatalf("cache root holds %d entries, want 1 (the losing copy must be removed)", len(entries))
 	}
 }
 
@@ -275,5 +316,57 @@ func TestCheckToolsNamesMissingPackages(t *testing.T) {
 	}
 	if strings.Contains(msg, "\n") {
 		t.Errorf("error %q is more than one line", msg)
+	}
+}
+
+// TestDirProcessesRace starts several processes (this test binary, in helper
+// mode) that call Dir on an empty cache at once: all must print the same
+// folder, and no temporary copy may be left behind.
+func TestDirProcessesRace(t *testing.T) {
+	if os.Getenv("MLERL_SUITE_DIR_HELPER") == "1" {
+		d, err := Dir()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(d)
+		os.Exit(0)
+	}
+	cache := t.TempDir()
+	const n = 3
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]bytes.Buffer, n)
+	for i := range n {
+		c := exec.Command(os.Args[0], "-test.run=^TestDirProcessesRace$")
+		c.Env = append(os.Environ(), "MLERL_SUITE_DIR_HELPER=1", "XDG_CACHE_HOME="+cache)
+		c.Stdout = &outs[i]
+		c.Stderr = &outs[i]
+		cmds[i] = c
+	}
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("process %d: %v: %s", i, err, outs[i].String())
+		}
+	}
+	first := strings.TrimSpace(outs[0].String())
+	for i := range n {
+		if got := strings.TrimSpace(outs[i].String()); got != first {
+			t.Fatalf("process %d got %q, process 0 got %q", i, got, first)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(cache, "mlerl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || filepath.Join(cache, "mlerl", entries[0].Name()) != first {
+		t.Fatalf("cache holds %d entries, want only %s", len(entries), first)
+	}
+	if diffs, err := Verify(first); err != nil || len(diffs) > 0 {
+		t.Fatalf("extracted suite: %v %v", diffs, err)
 	}
 }
