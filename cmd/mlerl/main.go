@@ -19,6 +19,8 @@ commands:
   tasks check TASK             validate a task folder
   grade --task T --submission FILE [--json]
   suite build [--out DIR] [--verify]  rebuild the suite from Debian packages and check its checksums
+  bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table FILE]
+                               naive vs duration-aware updates on a replay table (the paper's Fig. 8)
   help                         this text
 
 Run "mlerl COMMAND -h" for a command's flags.
@@ -30,6 +32,7 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 var commands = map[string]command{
 	"suite": runSuite,
+	"bench": runBench,
 }
 
 func main() {

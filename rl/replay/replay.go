@@ -19,6 +19,7 @@ import (
 	"container/heap"
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -56,7 +57,25 @@ type Row struct {
 type Table struct {
 	rows map[string][]Row
 	keys []string // first-seen order
+	task string   // the first row's task
 }
+
+//go:embed testdata/synthetic.jsonl
+var synthetic string
+
+// Synthetic is the built-in synthetic table (task synthetic-churn): fast weak
+// plans, slow strong ones and failures at every stage. It stands in until a
+// table recorded from real executions is available.
+func Synthetic() (*Table, error) {
+	t, err := ReadTable(strings.NewReader(synthetic))
+	if err != nil {
+		return nil, fmt.Errorf("replay: built-in table: %w", err)
+	}
+	return t, nil
+}
+
+// Task is the task named by the table's first row that names one ("" if none).
+func (t *Table) Task() string { return t.task }
 
 // ReadTable parses a JSONL table. Blank lines and lines starting with "//"
 // are skipped; anything else that is not a valid row is an error naming the line.
@@ -87,6 +106,9 @@ func ReadTable(r io.Reader) (*Table, error) {
 			return nil, fmt.Errorf("replay table line %d: duration_s %v", line, row.DurationS)
 		case row.Valid && row.Score == nil:
 			return nil, fmt.Errorf("replay table line %d: valid without a score", line)
+		}
+		if t.task == "" {
+			t.task = row.Task
 		}
 		if _, ok := t.rows[row.Key]; !ok {
 			t.keys = append(t.keys, row.Key)

@@ -195,3 +195,13 @@ func FuzzReadTable(f *testing.F) {
 		}
 	})
 }
+
+func TestSyntheticEmbedded(t *testing.T) {
+	tb, err := Synthetic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Task() != "synthetic-churn" || len(tb.Keys()) != len(table(t).Keys()) {
+		t.Errorf("embedded table: task %q, %d keys", tb.Task(), len(tb.Keys()))
+	}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mlerl/mlerl/rl/ablation"
+	"github.com/mlerl/mlerl/rl/replay"
+)
+
+// runBench runs benchmarks that stand for a claim of the method. For now one:
+// duration-ablation, the paper's naive-vs-duration-aware comparison (CONTRACT.md §3).
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "duration-ablation" {
+		return exitStatus(stderr, usageErrorf("usage: mlerl bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--batch B] [--table FILE]"))
+	}
+	return exitStatus(stderr, benchDurationAblation(ctx, args[1:], stdout, stderr))
+}
+
+func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	def := ablation.DefaultConfig()
+	fs := flag.NewFlagSet("bench duration-ablation", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON document on stdout")
+	seeds := fs.Int("seeds", def.Seeds, "seeds per arm (at least 3 to show the effect is not luck)")
+	workers := fs.Int("workers", def.Workers, "simulated executor slots")
+	budget := fs.Duration("budget", def.Budget, "training budget on the replay's virtual clock")
+	batch := fs.Int("batch", def.Batch, "episodes per policy update (B)")
+	tablePath := fs.String("table", "", "replay table (JSONL; default: the built-in synthetic table)")
+	staleness := fs.Int("max-staleness", def.MaxStaleness, "drop samples older than this many policy versions (negative: keep all)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage{err}
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("bench duration-ablation: unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case *seeds < 1:
+		return usageErrorf("--seeds %d: must be at least 1", *seeds)
+	case *workers < 1:
+		return usageErrorf("--workers %d: must be at least 1", *workers)
+	case *budget <= 0:
+		return usageErrorf("--budget %v: must be positive", *budget)
+	case *batch < 1:
+		return usageErrorf("--batch %d: must be at least 1", *batch)
+	}
+	var table *replay.Table
+	var err error
+	if *tablePath == "" {
+		table, err = replay.Synthetic()
+	} else if table, err = replay.LoadTable(*tablePath); err != nil {
+		err = errUsage{err}
+	}
+	if err != nil {
+		return err
+	}
+	cfg := def
+	cfg.Table, cfg.Seeds, cfg.Workers, cfg.Budget, cfg.Batch, cfg.MaxStaleness = table, *seeds, *workers, *budget, *batch, *staleness
+	if t := table.Task(); t != "" {
+		cfg.Task = t
+	}
+	start := time.Now()
+	res, err := ablation.Ablate(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("bench duration-ablation: %w", err)
+	}
+	ablation.WriteTable(stderr, res)
+	n, a := res.Naive, res.DurationAware
+	fmt.Fprintf(stderr, "duration-aware vs naive: mean duration %.1f s vs %.1f s, mean score %.4f vs %.4f (%d seeds, %.1fs wall)\n",
+		a.FinalMeanDurationS, n.FinalMeanDurationS, a.FinalMeanScore, n.FinalMeanScore, res.Seeds, time.Since(start).Seconds())
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(res); err != nil {
+			return fmt.Errorf("bench duration-ablation: %w", err)
+		}
+	}
+	return nil
+}
