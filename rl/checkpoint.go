@@ -39,7 +39,6 @@ type Counters struct {
 	Dispatched  int `json:"dispatched"`
 	Completed   int `json:"completed"`
 	Redelivered int `json:"redelivered"`
-	Lost        int `json:"lost"`
 	Dropped     int `json:"dropped"`
 	Duplicates  int `json:"duplicates"`
 	Updates     int `json:"updates"`

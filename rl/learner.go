@@ -563,7 +563,7 @@ func (l *learner) finish(stopped string) (Summary, error) {
 func (l *learner) summary(stopped string) Summary {
 	s := Summary{
 		Dispatched: l.n.Dispatched, Completed: l.n.Completed, Redelivered: l.n.Redelivered,
-		Lost: l.n.Lost + len(l.inflight) + len(l.resubmit), Updates: l.n.Updates,
+		Lost: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates,
 		BestScore: l.bestScore(l.order[0].Name), Dropped: l.n.Dropped, Duplicates: l.n.Duplicates,
 		Unused: len(l.batch), ElapsedS: l.now().Seconds(), Stopped: stopped,
 		Isolation: isolationOf(l.isolation), BestScores: map[string]float64{},

@@ -70,7 +70,8 @@ type Best struct {
 
 // Summary is summary.json, written at the end of a run.
 //
-// Invariant: Dispatched = Completed + Lost + InFlight-at-crash; a job
+// Invariant: Dispatched = Completed + Lost (Lost: the jobs in flight when the
+// run stopped, kept in the final checkpoint so a resume redoes them); a job
 // re-dispatched after a resume keeps its id and counts once in Dispatched and
 // once in Redelivered.
 type Summary struct {
