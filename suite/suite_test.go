@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 )
 
 func TestMain(m *testing.M) {
@@ -100,12 +101,13 @@ func TestDir(t *testing.T) {
 
 func TestExtractConcurrent(t *testing.T) {
 	root := t.TempDir()
+	src := smallSuite()
 	const n = 6
 	var wg sync.WaitGroup
 	dirs := make([]string, n)
 	errs := make([]error, n)
 	for i := range n {
-		wg.Go(func() { dirs[i], errs[i] = extract(tasks(), root) })
+		wg.Go(func() { dirs[i], errs[i] = extract(src, root) })
 	}
 	wg.Wait()
 	for i := range n {
@@ -127,7 +129,11 @@ func TestExtractConcurrent(t *testing.T) {
 		}
 		t.Fatalf("cache root holds %v, want only %s (temporary copies must be removed)", names, filepath.Base(dirs[0]))
 	}
-	diffs, err := Verify(dirs[0])
+	want, err := Sums(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs, err := Diff(dirs[0], want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,14 +142,30 @@ func TestExtractConcurrent(t *testing.T) {
 	}
 }
 
+// smallSuite is a stand-in for the embedded suite, big enough (a few hundred
+// files) that concurrent extractions overlap, small enough to copy often.
+func smallSuite() fstest.MapFS {
+	m := fstest.MapFS{}
+	for k := range 3 {
+		task := fmt.Sprintf("task-%d", k)
+		m[task+"/task.yaml"] = &fstest.MapFile{Data: []byte("name: " + task + "\n")}
+		m[task+"/private/answers.csv"] = &fstest.MapFile{Data: []byte("id,y\n1,0\n")}
+		for i := range 100 {
+			m[fmt.Sprintf("%s/public/images/%d.png", task, i)] = &fstest.MapFile{Data: bytes.Repeat([]byte{byte(i)}, 200)}
+		}
+	}
+	return m
+}
+
 // TestExtractLosesRace makes a rival finish its extraction between our
 // copy and our rename: we must use the rival's folder and drop our copy.
 func TestExtractLosesRace(t *testing.T) {
 	root := t.TempDir()
+	src := smallSuite()
 	var rival string
 	beforeRename = func(final string) {
 		beforeRename = nil // the rival's own extract must not recurse here
-		d, err := extract(tasks(), root)
+		d, err := extract(src, root)
 		if err != nil {
 			t.Errorf("rival extract: %v", err)
 		}
@@ -153,7 +175,7 @@ func TestExtractLosesRace(t *testing.T) {
 		}
 	}
 	defer func() { beforeRename = nil }()
-	d, err := extract(tasks(), root)
+	d, err := extract(src, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +196,8 @@ func TestExtractLosesRace(t *testing.T) {
 
 func TestExtractReusesExisting(t *testing.T) {
 	root := t.TempDir()
-	d, err := extract(tasks(), root)
+	src := smallSuite()
+	d, err := extract(src, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +206,7 @@ func TestExtractReusesExisting(t *testing.T) {
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := extract(tasks(), root)
+	d2, err := extract(src, root)
 	if err != nil || d2 != d {
 		t.Fatalf("second extract = %q, %v; want %q", d2, err, d)
 	}
