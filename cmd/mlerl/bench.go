@@ -32,6 +32,8 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	batch := fs.Int("batch", def.Batch, "episodes per policy update (B)")
 	tablePath := fs.String("table", "", "replay table (JSONL; default: the built-in synthetic table)")
 	staleness := fs.Int("max-staleness", def.MaxStaleness, "drop samples older than this many policy versions (negative: keep all)")
+	updateCost := fs.Duration("update-cost", 0, "modelled learner time per update on the virtual clock")
+	sampleCost := fs.Duration("sample-cost", 0, "modelled learner time per action written on the virtual clock")
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err}
 	}
@@ -47,6 +49,8 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 		return usageErrorf("--budget %v: must be positive", *budget)
 	case *batch < 1:
 		return usageErrorf("--batch %d: must be at least 1", *batch)
+	case *updateCost < 0 || *sampleCost < 0:
+		return usageErrorf("--update-cost and --sample-cost must not be negative")
 	}
 	var table *replay.Table
 	var err error
@@ -60,6 +64,7 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	}
 	cfg := def
 	cfg.Table, cfg.Seeds, cfg.Workers, cfg.Budget, cfg.Batch, cfg.MaxStaleness = table, *seeds, *workers, *budget, *batch, *staleness
+	cfg.UpdateCost, cfg.SampleCost = *updateCost, *sampleCost
 	if t := table.Task(); t != "" {
 		cfg.Task = t
 	}

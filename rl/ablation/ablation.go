@@ -30,7 +30,10 @@ type Config struct {
 	Batch   int
 	// MaxStaleness for the learner; negative keeps every sample (see rl.Config).
 	MaxStaleness int
-	Policy       tabular.Config
+	// SampleCost and UpdateCost model the learner's compute on the virtual
+	// clock (per action written, per update); see replay.Config.
+	SampleCost, UpdateCost time.Duration
+	Policy                 tabular.Config
 	// Learner overrides the learner's remaining defaults when set.
 	Learner func(*rl.Config)
 }
@@ -123,7 +126,7 @@ func Ablate(ctx context.Context, cfg Config) (Result, error) {
 }
 
 func one(ctx context.Context, cfg Config, seed uint64, aware bool) (Run, error) {
-	env, err := replay.New(cfg.Table, replay.Config{Workers: cfg.Workers, Seed: seed})
+	env, err := replay.New(cfg.Table, replay.Config{Workers: cfg.Workers, Seed: seed, SampleCost: cfg.SampleCost, UpdateCost: cfg.UpdateCost})
 	if err != nil {
 		return Run{}, err
 	}
