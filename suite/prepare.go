@@ -228,9 +228,9 @@ func className(s string) string {
 func loadFineFoods(raw string) (*dataset, error) {
 	ds := &dataset{name: "fine-food-reviews", metric: "auc", idColumn: "review_id",
 		source: modeldata("small_fine_foods"), target: []string{"great"}}
-	// Keep the package's own split: its training reviews come from 10
-	// products and its test reviews from other products, so a model must
-	// generalise to unseen products, as the package authors intended.
+	// Keep the package's own 4000/1000 split, as its authors intended. (Its
+	// help page speaks of 10 training products; the data shipped has one
+	// review per product and no product in both parts.)
 	for _, part := range []struct {
 		file  string
 		place placement
