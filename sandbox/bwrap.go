@@ -70,6 +70,10 @@ func (s *Sandbox) prepareBwrap() error {
 	if py, _ := filepath.Glob("/etc/python3*"); py != nil {
 		etc = append(etc, py...)
 	}
+	// Folders bwrap makes for mount points would be closed to the run's uid.
+	for _, d := range []string{"/etc", "/sys", "/sys/devices", "/sys/devices/system"} {
+		a = append(a, "--perms", "0755", "--dir", d)
+	}
 	for _, f := range etc {
 		if _, err := os.Stat(f); err == nil {
 			a = append(a, "--ro-bind", f, f)

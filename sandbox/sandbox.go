@@ -273,8 +273,8 @@ func (s *Sandbox) Level() Level { return s.level }
 type run struct {
 	spec    Spec
 	limits  Limits
-	dir     string // the working directory on the host
-	uid     int    // -1: run as ourselves
+	dir     string   // the working directory on the host
+	uid     int      // -1: run as ourselves
 	dataFD  *os.File // supervised tiers only
 	env     []string
 	argv    []string // python and its arguments, as seen inside the sandbox

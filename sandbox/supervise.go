@@ -364,7 +364,7 @@ func supervise(arg string) int {
 // which the kernel hands to us as the subreaper, and the next pass gets them.
 func killDescendants() {
 	me := os.Getpid()
-	for pass := 0; pass < 1000; pass++ {
+	for pass := 0; pass < 100; pass++ {
 		pids := descendants(me)
 		if len(pids) == 0 {
 			return
@@ -401,6 +401,11 @@ func descendants(root int) []int {
 		}
 		f := strings.Fields(string(b[i+1:]))
 		if len(f) < 2 {
+			continue
+		}
+		if f[0] == "Z" || f[0] == "X" {
+			// Dead already, waiting to be reaped: nothing to kill, and no
+			// children (they were handed to us when it died).
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])

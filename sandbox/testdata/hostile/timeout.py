@@ -8,7 +8,7 @@ import sys
 import time
 
 tag = os.environ["TAG"]
-survivor = "import os,signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nos.setsid()\nwhile True: time.sleep(1)"
+survivor = "import os,signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntry: os.setsid()\nexcept OSError: pass\nwhile True: time.sleep(1)"
 subprocess.Popen([sys.executable, "-c", survivor, tag], start_new_session=True)
 if os.fork() == 0:
     os.setsid()
