@@ -6,6 +6,7 @@ package rl
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
@@ -48,6 +49,10 @@ type Action struct {
 	// token ids); TokenLogProbs the behaviour policy's log-probability of each.
 	Tokens        []int     `json:"tokens"`
 	TokenLogProbs []float64 `json:"token_logprobs"`
+	// Meta is the policy's own record of the action (e.g. the recipe plan and
+	// the context it was sampled in), kept opaque here and carried through the
+	// buffer and checkpoints so the action can be re-scored after a resume.
+	Meta json.RawMessage `json:"meta,omitempty"`
 }
 
 // LogProb is the behaviour log-probability of the whole action.

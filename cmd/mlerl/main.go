@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mlerl/mlerl/sandbox"
 )
 
 const usage = `usage: mlerl COMMAND [flags]
@@ -18,6 +20,11 @@ commands:
   tasks list [--json]          list the built-in task suite
   tasks check TASK             validate a task folder
   grade --task T --submission FILE [--json]
+  exec --task T --code FILE [--instrument none|ast|lm] [--timeout DUR] [--memory BYTES] [--json]
+                               run one episode: instrument, sandboxed run, grade, reward
+  train --task T --out DIR [--budget DUR] [--workers N] [--batch B] [--duration-aware=BOOL] [--seed S]
+  train --resume DIR [--budget DUR]
+                               asynchronous duration-aware RL with the built-in policy
   suite build [--out DIR] [--verify]  rebuild the suite from Debian packages and check its checksums
   bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table FILE]
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)
@@ -31,11 +38,18 @@ Run "mlerl COMMAND -h" for a command's flags.
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
+	"tasks": runTasks,
+	"grade": runGrade,
+	"exec":  runExec,
+	"train": runTrain,
 	"suite": runSuite,
 	"bench": runBench,
 }
 
 func main() {
+	// When started by the sandbox as its supervisor or exec stage, do that
+	// job and exit; otherwise return at once.
+	sandbox.Reexec()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/recipe"
+	"github.com/mlerl/mlerl/report"
+	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/rl/runfolder"
+	"github.com/mlerl/mlerl/task"
+)
+
+// runConfig is saved as DIR/run.json so that `train --resume DIR` continues
+// with the settings the run started with.
+type runConfig struct {
+	Tasks         []string      `json:"tasks"`
+	Policy        string        `json:"policy"`
+	Budget        time.Duration `json:"budget_ns"`
+	Workers       int           `json:"workers"`
+	Batch         int           `json:"batch"`
+	DurationAware bool          `json:"duration_aware"`
+	Seed          uint64        `json:"seed"`
+	Instrument    string        `json:"instrument"`
+	Timeout       time.Duration `json:"timeout_ns"`
+	Memory        int64         `json:"memory_bytes"`
+	Isolation     string        `json:"isolation"`
+}
+
+const runConfigFile = "run.json"
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	taskArg := fs.String("task", "", "suite name(s) or task folder(s), comma-separated: one policy is trained across them")
+	out := fs.String("out", "", "run folder to create")
+	resume := fs.String("resume", "", "continue the run in this folder from its last checkpoint")
+	policy := fs.String("policy", "recipe", "the policy: recipe (built in)")
+	budget := fs.Duration("budget", 4*time.Minute, "wall-clock budget of the run (summed over resumes)")
+	workers := fs.Int("workers", runtime.NumCPU(), "local executor slots")
+	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (the paper's 128 needs far more executors than a laptop)")
+	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
+	seed := fs.Uint64("seed", 1, "random seed")
+	var ef envFlags
+	ef.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return exitStatus(stderr, usageErrorf("train: unexpected argument %q", fs.Arg(0)))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	var rc runConfig
+	dir := *out
+	switch {
+	case *resume != "" && *out != "":
+		return exitStatus(stderr, usageErrorf("train: give --out for a new run or --resume for an old one, not both"))
+	case *resume != "":
+		dir = *resume
+		b, err := os.ReadFile(filepath.Join(dir, runConfigFile))
+		if err != nil {
+			return exitStatus(stderr, usageErrorf("--resume %s: not a run folder: %v", dir, err))
+		}
+		if err := json.Unmarshal(b, &rc); err != nil {
+			return exitStatus(stderr, usageErrorf("--resume %s: %s: %v", dir, runConfigFile, err))
+		}
+		// Only the budget may change on resume: it is how a run is extended.
+		if set["budget"] {
+			rc.Budget = *budget
+		}
+		ef.instrument, ef.timeout, ef.memory, ef.isolation = rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation
+	case *out == "":
+		return exitStatus(stderr, usageErrorf("train: --out DIR is required (or --resume DIR)"))
+	default:
+		rc = runConfig{
+			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
+			DurationAware: *durAware, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
+			Memory: ef.memory, Isolation: ef.isolation,
+		}
+	}
+	if err := rc.check(); err != nil {
+		return exitStatus(stderr, err)
+	}
+	return exitStatus(stderr, train(ctx, rc, dir, *resume != "", &ef, stdout, stderr))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (rc runConfig) check() error {
+	switch {
+	case len(rc.Tasks) == 0:
+		return usageErrorf("train: --task is required")
+	case rc.Policy == "llm":
+		return usageErrorf("train: --policy llm is not available in this build yet; use --policy recipe")
+	case rc.Policy != "recipe":
+		return usageErrorf("train: --policy: unknown policy %q (want recipe)", rc.Policy)
+	case rc.Budget <= 0:
+		return usageErrorf("train: --budget must be positive")
+	case rc.Workers < 1:
+		return usageErrorf("train: --workers must be at least 1")
+	case rc.Batch < 1:
+		return usageErrorf("train: --batch must be at least 1")
+	}
+	return nil
+}
+
+func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *envFlags, stdout, stderr io.Writer) error {
+	var tasks []*task.Task
+	var prepared []*episode.Prepared
+	for _, name := range rc.Tasks {
+		t, err := loadTask(name)
+		if err != nil {
+			return err
+		}
+		p, err := episode.Prepare(t)
+		if err != nil {
+			return errUsage{err}
+		}
+		tasks = append(tasks, t)
+		prepared = append(prepared, p)
+	}
+	runner, err := ef.runner(ctx)
+	if err != nil {
+		return err
+	}
+	pol, err := recipe.NewPolicy(tasks, rc.Seed)
+	if err != nil {
+		return errUsage{err}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	names := make([]string, len(tasks))
+	for i, t := range tasks {
+		names[i] = t.Name
+	}
+	opts := runfolder.Options{Tasks: names, Log: log}
+
+	cfg := rl.DefaultConfig()
+	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
+	var folder *runfolder.Folder
+	if resuming {
+		var ck *rl.Checkpoint
+		folder, ck, err = runfolder.Resume(dir, pol, opts)
+		if err != nil {
+			return errUsage{err}
+		}
+		cfg.Resume = ck
+		fmt.Fprintf(stderr, "mlerl: resuming %s at update %d, %.0fs of %v spent\n", dir, pol.Version(), ck.Elapsed.Seconds(), rc.Budget)
+	} else {
+		if folder, err = runfolder.Create(dir, opts); err != nil {
+			return errUsage{err}
+		}
+		b, _ := json.MarshalIndent(rc, "", "  ")
+		if err := runfolder.WriteFileAtomic(filepath.Join(dir, runConfigFile), b); err != nil {
+			folder.Close()
+			return err
+		}
+	}
+	defer folder.Close()
+
+	pool, err := episode.NewPool(runner, prepared, rc.Workers)
+	if err != nil {
+		return errUsage{err}
+	}
+	defer pool.Close()
+	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, run folder %s\n",
+		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), dir)
+
+	prog := newProgress(stderr, rc.Budget, pool)
+	stopTicker := prog.tick(ctx, 15*time.Second)
+	sum, err := rl.Run(ctx, cfg, pool, pol, tasks, prog.wrap(folder))
+	stopTicker()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted; continue with: mlerl train --resume %s", dir)
+		}
+		return err
+	}
+	if err := report.Write(dir); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	best := "none"
+	if sum.BestScore != nil {
+		best = fmt.Sprintf("%.6g", *sum.BestScore)
+	}
+	fmt.Fprintf(stderr, "mlerl: done: %d episodes completed, %d updates, best score %s; %s\n",
+		sum.Completed, sum.Updates, best, filepath.Join(dir, "report.html"))
+	return nil
+}
+
+// progress prints one line per update and a heartbeat between updates, so a
+// person watching a long run always knows where it is.
+type progress struct {
+	w      io.Writer
+	budget time.Duration
+	pool   *episode.Pool
+	start  time.Time
+
+	mu       sync.Mutex
+	episodes int
+	updates  int
+	best     *float64
+}
+
+func newProgress(w io.Writer, budget time.Duration, pool *episode.Pool) *progress {
+	return &progress{w: w, budget: budget, pool: pool, start: time.Now()}
+}
+
+func (p *progress) line() {
+	best := "-"
+	if p.best != nil {
+		best = fmt.Sprintf("%.4g", *p.best)
+	}
+	fmt.Fprintf(p.w, "[%s/%s] episodes %d, updates %d, running %d, best score %s\n",
+		time.Since(p.start).Round(time.Second), p.budget, p.episodes, p.updates, p.pool.Busy(), best)
+}
+
+func (p *progress) tick(ctx context.Context, every time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.line()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return cancel
+}
+
+func (p *progress) wrap(s rl.Sink) rl.Sink { return progressSink{s, p} }
+
+type progressSink struct {
+	rl.Sink
+	p *progress
+}
+
+func (s progressSink) Metrics(m rl.Metrics) error {
+	s.p.mu.Lock()
+	s.p.episodes, s.p.updates, s.p.best = m.Episodes, m.Update, m.BestScore
+	s.p.line()
+	s.p.mu.Unlock()
+	return s.Sink.Metrics(m)
+}

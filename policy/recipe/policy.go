@@ -1,0 +1,192 @@
+package recipe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/choicenet"
+	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/task"
+)
+
+// Temperature is the paper's sampling temperature (SPEC.md §4).
+const Temperature = 0.7
+
+// Policy is the built-in policy: the grammar's decisions made one at a time by
+// a small neural net (choicenet), rendered into a Python program. It satisfies
+// rl.Policy; log-probabilities, PPO ratios, entropy and KL work per decision
+// exactly as they do per token for a language model.
+type Policy struct {
+	net         *choicenet.Net
+	profiles    map[string]*Profile
+	rng         *rand.Rand
+	temperature float64
+}
+
+// meta is what an action carries so it can be scored again by a newer net,
+// even after a resume: the plan, the steps taken, and the improve context.
+type meta struct {
+	Plan         *Plan            `json:"plan"`
+	Steps        []choicenet.Step `json:"steps"`
+	Parent       []choicenet.Step `json:"parent_steps,omitempty"`
+	ParentReward float64          `json:"parent_reward,omitempty"`
+	Temperature  float64          `json:"temperature"`
+}
+
+// NewPolicy profiles every task up front (a task the grammar cannot read is
+// an error now, not mid-run) and makes a fresh net.
+func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
+	cfg := choicenet.DefaultConfig(NumFeatures, len(DecisionNames), MaxOptions)
+	cfg.Seed = seed
+	net, err := choicenet.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("recipe policy: %w", err)
+	}
+	p := &Policy{
+		net:         net,
+		profiles:    map[string]*Profile{},
+		rng:         rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
+		temperature: Temperature,
+	}
+	for _, t := range tasks {
+		prof, err := NewProfile(t)
+		if err != nil {
+			return nil, fmt.Errorf("recipe policy: task %s: %w", t.Name, err)
+		}
+		p.profiles[t.Name] = prof
+	}
+	return p, nil
+}
+
+// Version is the number of updates the net has taken.
+func (p *Policy) Version() int { return p.net.Version() }
+
+// Sample writes one program per prompt.
+func (p *Policy) Sample(ctx context.Context, prompts []rl.Prompt) ([]rl.Action, error) {
+	out := make([]rl.Action, 0, len(prompts))
+	for _, pr := range prompts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		a, err := p.sample(pr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
+	prof, ok := p.profiles[pr.Task.Name]
+	if !ok {
+		return rl.Action{}, fmt.Errorf("recipe policy: task %s was not profiled", pr.Task.Name)
+	}
+	m := meta{Temperature: p.temperature}
+	var parentPlan *Plan
+	if pr.Kind == episode.Improve && pr.Parent != nil {
+		var pm meta
+		if err := json.Unmarshal(pr.Parent.Action.Meta, &pm); err != nil || pm.Plan == nil {
+			return rl.Action{}, fmt.Errorf("recipe policy: improve prompt: parent action has no recipe plan")
+		}
+		parentPlan, m.Parent, m.ParentReward = pm.Plan, pm.Steps, pr.Parent.Result.Reward
+	}
+	c := choicenet.Context{Features: prof.Features(), Parent: m.Parent, ParentReward: m.ParentReward}
+	w := NewWalker(prof, parentPlan)
+	var logps []float64
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		i, lp := p.net.Choose(c, m.Steps, d.ID, len(d.Options), p.temperature, p.rng)
+		if err := w.Choose(i); err != nil {
+			return rl.Action{}, fmt.Errorf("recipe policy: %w", err)
+		}
+		m.Steps = append(m.Steps, choicenet.Step{Decision: d.ID, NumOptions: len(d.Options), Chosen: i})
+		logps = append(logps, lp)
+	}
+	m.Plan = w.Plan()
+	code, err := Render(prof, m.Plan)
+	if err != nil {
+		return rl.Action{}, fmt.Errorf("recipe policy: rendering %s: %w", m.Plan.Key(), err)
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return rl.Action{}, err
+	}
+	kind := pr.Kind
+	if parentPlan == nil {
+		kind = episode.Scratch
+	}
+	tokens := make([]int, 0, 3*len(m.Steps))
+	for _, s := range m.Steps {
+		tokens = append(tokens, s.Decision, s.NumOptions, s.Chosen)
+	}
+	return rl.Action{
+		Kind: kind, Plan: m.Plan.Describe(), Code: code, PolicyVersion: p.net.Version(),
+		Tokens: tokens, TokenLogProbs: logps, Meta: raw,
+	}, nil
+}
+
+// Update takes one PPO step; the learner has already put the duration weight
+// into each sample's advantage.
+func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStats, error) {
+	batch := make([]choicenet.Example, 0, len(samples))
+	for _, s := range samples {
+		var m meta
+		if err := json.Unmarshal(s.Action.Meta, &m); err != nil {
+			return rl.UpdateStats{}, fmt.Errorf("recipe policy: sample without a recipe record: %w", err)
+		}
+		prof, ok := p.profiles[s.Prompt.Task.Name]
+		if !ok {
+			return rl.UpdateStats{}, fmt.Errorf("recipe policy: task %s was not profiled", s.Prompt.Task.Name)
+		}
+		batch = append(batch, choicenet.Example{
+			Ctx:         choicenet.Context{Features: prof.Features(), Parent: m.Parent, ParentReward: m.ParentReward},
+			Steps:       m.Steps,
+			OldLogProbs: s.Action.TokenLogProbs,
+			Advantage:   s.Advantage,
+			Temperature: m.Temperature,
+		})
+	}
+	st, err := p.net.Update(ctx, batch)
+	if err != nil {
+		return rl.UpdateStats{}, fmt.Errorf("recipe policy: %w", err)
+	}
+	return rl.UpdateStats{Loss: st.Loss, Entropy: st.Entropy, KL: st.ApproxKL, ClipFrac: st.ClipFrac, NewVersion: p.net.Version()}, nil
+}
+
+const netFile = "recipe-net.bin"
+
+// Save writes the net (weights, optimiser state, version) into dir.
+func (p *Policy) Save(dir string) error {
+	tmp, err := os.CreateTemp(dir, netFile+".tmp*")
+	if err != nil {
+		return fmt.Errorf("recipe policy: save: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := p.net.Save(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("recipe policy: save: %w", err)
+	}
+	if err := errors.Join(tmp.Sync(), tmp.Close()); err != nil {
+		return fmt.Errorf("recipe policy: save: %w", err)
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, netFile))
+}
+
+// Load restores what Save wrote.
+func (p *Policy) Load(dir string) error {
+	f, err := os.Open(filepath.Join(dir, netFile))
+	if err != nil {
+		return fmt.Errorf("recipe policy: load: %w", err)
+	}
+	defer f.Close()
+	if err := p.net.Load(f); err != nil {
+		return fmt.Errorf("recipe policy: load %s: %w", f.Name(), err)
+	}
+	return nil
+}
