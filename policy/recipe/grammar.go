@@ -1,0 +1,487 @@
+package recipe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// Parts of a plan an "improve" action may change; the first decision of an
+// improve walk picks one, and only that part's decisions are asked again.
+const (
+	PartFeatures   = "features"
+	PartModel      = "model"
+	PartHyper      = "hyperparameters"
+	PartValidation = "validation"
+	PartEnsembling = "ensembling"
+)
+
+// improveDecision is the name of the improve walk's first decision.
+const improveDecision = "improve.part"
+
+// Decision is one categorical choice the walker asks for. ID indexes
+// DecisionNames. Options are the values allowed here (masked for this task and
+// the choices so far); Index[i] is the position of Options[i] in
+// AllOptions(ID), so a net can give every option a stable identity and mask
+// the rest.
+type Decision struct {
+	ID      int      `json:"id"`
+	Name    string   `json:"name"`
+	Options []string `json:"options"`
+	Index   []int    `json:"index"`
+}
+
+// Choice is one decided value of a plan.
+type Choice struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Step is one decision the policy actually took (auto-filled and copied
+// choices are not steps): what a net needs to score the walk again.
+type Step struct {
+	Decision int `json:"decision"` // index in DecisionNames
+	Option   int `json:"option"`   // index in AllOptions(Decision)
+	Chosen   int `json:"chosen"`   // index in the Decision's Options, as passed to Choose
+	Allowed  int `json:"allowed"`  // len(Options) at that step
+}
+
+// Plan is a complete set of choices in grammar order. It is JSON-serialisable.
+type Plan struct {
+	Choices []Choice `json:"choices"`
+}
+
+// spec is one decision of the grammar. applies says whether it is asked at all
+// given the task and the choices so far; allowed masks options (nil: all).
+type spec struct {
+	name    string
+	part    string
+	options []string
+	applies func(p *Profile, c choices) bool
+	allowed func(p *Profile, c choices, opt string) bool
+	// describe words for option values that are not self-explanatory.
+}
+
+type choices map[string]string
+
+var familyOptions = []string{
+	"logistic", "ridge", "linear", "random_forest", "extra_trees", "hist_gb",
+	"gradient_boosting", "xgboost", "knn", "linear_svm", "svm_rbf", "mlp", "naive_bayes",
+}
+
+// familyHyper lists the hyperparameter decisions each model family asks.
+var familyHyper = map[string][]string{
+	"logistic":          {"logistic.C", "logistic.max_iter"},
+	"ridge":             {"ridge.alpha"},
+	"linear":            nil,
+	"random_forest":     {"forest.n_estimators", "forest.max_depth"},
+	"extra_trees":       {"forest.n_estimators", "forest.max_depth"},
+	"hist_gb":           {"hgb.max_iter", "hgb.learning_rate", "hgb.max_leaf_nodes"},
+	"gradient_boosting": {"gb.n_estimators", "gb.learning_rate", "gb.max_depth"},
+	"xgboost":           {"xgb.n_estimators", "xgb.learning_rate", "xgb.max_depth", "xgb.subsample"},
+	"knn":               {"knn.n_neighbors", "knn.weights"},
+	"linear_svm":        {"svm.C"},
+	"svm_rbf":           {"svm.C"},
+	"mlp":               {"mlp.hidden", "mlp.max_iter"},
+	"naive_bayes":       {"nb.variant"},
+}
+
+func familyAllowed(p *Profile, fam string) bool {
+	switch fam {
+	case "logistic", "naive_bayes":
+		return p.IsClassification()
+	case "linear":
+		return !p.IsClassification()
+	}
+	return true
+}
+
+func typed(c choices) bool          { return c["features.columns"] == "typed" }
+func notRaw(c choices) bool         { return c["features.columns"] != "raw" }
+func always(*Profile, choices) bool { return true }
+
+func hyper(name string) func(*Profile, choices) bool {
+	return func(_ *Profile, c choices) bool { return slices.Contains(familyHyper[c["model.family"]], name) }
+}
+
+// grammar is the decision space in the order decisions are asked. Its order
+// and names are part of the policy's identity: append, never reorder.
+var grammar = []spec{
+	{name: improveDecision, part: "", options: []string{PartFeatures, PartModel, PartHyper, PartValidation, PartEnsembling},
+		applies: func(*Profile, choices) bool { return false }}, // asked by the walker itself
+	// How to read the files. Some options do not fit some files; that is the point.
+	{name: "read.loader", part: PartFeatures, options: []string{"default", "sniff", "ascii", "semicolon"}, applies: always},
+	{name: "read.rows", part: PartFeatures, options: []string{"all", "half", "fifth"}, applies: always},
+	{name: "features.columns", part: PartFeatures, options: []string{"typed", "numeric_only", "raw"}, applies: always},
+	{name: "features.missing", part: PartFeatures, options: []string{"none", "drop_rows", "mean", "median", "most_frequent"},
+		applies: func(_ *Profile, c choices) bool { return notRaw(c) }},
+	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() }},
+	{name: "features.text", part: PartFeatures, options: []string{"tfidf_word", "tfidf_word_1_2", "tfidf_char", "counts", "hashing"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
+	{name: "features.text_max", part: PartFeatures, options: []string{"2000", "20000", "200000"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
+	{name: "features.image", part: PartFeatures, options: []string{"gray_scaled", "gray_raw", "rgb_scaled"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasImages() }},
+	{name: "features.scaling", part: PartFeatures, options: []string{"none", "standard"},
+		applies: func(_ *Profile, c choices) bool { return notRaw(c) }},
+	{name: "target.transform", part: PartFeatures, options: []string{"none", "log1p"},
+		applies: func(p *Profile, _ choices) bool { return !p.IsClassification() }},
+	// The model.
+	{name: "model.family", part: PartModel, options: familyOptions, applies: always,
+		allowed: func(p *Profile, _ choices, o string) bool { return familyAllowed(p, o) }},
+	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
+		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput }},
+	// Hyperparameters, asked only for the chosen family.
+	{name: "logistic.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("logistic.C")},
+	{name: "logistic.max_iter", part: PartHyper, options: []string{"100", "1000"}, applies: hyper("logistic.max_iter")},
+	{name: "ridge.alpha", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("ridge.alpha")},
+	{name: "forest.n_estimators", part: PartHyper, options: []string{"50", "200", "600"}, applies: hyper("forest.n_estimators")},
+	{name: "forest.max_depth", part: PartHyper, options: []string{"none", "8", "20"}, applies: hyper("forest.max_depth")},
+	{name: "hgb.max_iter", part: PartHyper, options: []string{"100", "300", "1000"}, applies: hyper("hgb.max_iter")},
+	{name: "hgb.learning_rate", part: PartHyper, options: []string{"0.03", "0.1", "0.3"}, applies: hyper("hgb.learning_rate")},
+	{name: "hgb.max_leaf_nodes", part: PartHyper, options: []string{"15", "31", "63"}, applies: hyper("hgb.max_leaf_nodes")},
+	{name: "gb.n_estimators", part: PartHyper, options: []string{"100", "300"}, applies: hyper("gb.n_estimators")},
+	{name: "gb.learning_rate", part: PartHyper, options: []string{"0.05", "0.1", "0.2"}, applies: hyper("gb.learning_rate")},
+	{name: "gb.max_depth", part: PartHyper, options: []string{"3", "5"}, applies: hyper("gb.max_depth")},
+	{name: "xgb.n_estimators", part: PartHyper, options: []string{"100", "400", "1500"}, applies: hyper("xgb.n_estimators")},
+	{name: "xgb.learning_rate", part: PartHyper, options: []string{"0.03", "0.1", "0.3"}, applies: hyper("xgb.learning_rate")},
+	{name: "xgb.max_depth", part: PartHyper, options: []string{"3", "6", "10"}, applies: hyper("xgb.max_depth")},
+	{name: "xgb.subsample", part: PartHyper, options: []string{"1.0", "0.8"}, applies: hyper("xgb.subsample")},
+	{name: "knn.n_neighbors", part: PartHyper, options: []string{"3", "15", "50"}, applies: hyper("knn.n_neighbors")},
+	{name: "knn.weights", part: PartHyper, options: []string{"uniform", "distance"}, applies: hyper("knn.weights")},
+	{name: "svm.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("svm.C")},
+	{name: "mlp.hidden", part: PartHyper, options: []string{"64", "256", "256_128"}, applies: hyper("mlp.hidden")},
+	{name: "mlp.max_iter", part: PartHyper, options: []string{"50", "200", "600"}, applies: hyper("mlp.max_iter")},
+	{name: "nb.variant", part: PartHyper, options: []string{"gaussian", "multinomial", "bernoulli"}, applies: hyper("nb.variant")},
+	// Validation only costs time and prints a score; it never changes the
+	// final model, which is always refitted on every training row.
+	{name: "validation", part: PartValidation, options: []string{"none", "holdout", "cv5"}, applies: always},
+	// Ensembling and calibration.
+	{name: "ensemble", part: PartEnsembling, options: []string{"none", "average"}, applies: always},
+	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
+		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
+	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
+		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() }},
+}
+
+// DecisionNames are the grammar's decisions; a Decision's ID indexes it.
+var DecisionNames = func() []string {
+	out := make([]string, len(grammar))
+	for i, s := range grammar {
+		out[i] = s.name
+	}
+	return out
+}()
+
+// MaxOptions bounds len(AllOptions(id)) for every decision.
+const MaxOptions = 13
+
+var decisionIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, s := range grammar {
+		if len(s.options) > MaxOptions {
+			panic(fmt.Sprintf("recipe: decision %s has %d options > MaxOptions", s.name, len(s.options)))
+		}
+		m[s.name] = i
+	}
+	return m
+}()
+
+// AllOptions is every value decision id can take on any task, in a stable order.
+func AllOptions(id int) []string {
+	if id < 0 || id >= len(grammar) {
+		return nil
+	}
+	return slices.Clone(grammar[id].options)
+}
+
+// Walker asks a plan's decisions one at a time. It is not safe for concurrent use.
+type Walker struct {
+	p       *Profile
+	parent  choices // nil for a plan from scratch
+	part    string  // improve: the part being re-decided; "" until chosen
+	pos     int     // next grammar index to consider
+	chosen  choices
+	plan    []Choice
+	steps   []Step
+	pending *Decision
+	done    bool
+}
+
+// NewWalker starts a plan for p. With a parent plan the walk is an "improve"
+// action: its first decision picks the part to change, then only that part is
+// decided again and everything else is copied from the parent (decisions the
+// parent never made, such as a new model family's hyperparameters, are asked).
+func NewWalker(p *Profile, parent *Plan) *Walker {
+	w := &Walker{p: p, pos: 1, chosen: choices{}}
+	if parent != nil {
+		w.parent = choices{}
+		for _, c := range parent.Choices {
+			w.parent[c.Name] = c.Value
+		}
+	}
+	return w
+}
+
+// Next returns the next decision to take, or ok=false when the plan is
+// complete. It is idempotent until Choose is called.
+func (w *Walker) Next() (Decision, bool) {
+	if w.pending != nil {
+		return *w.pending, true
+	}
+	if w.done {
+		return Decision{}, false
+	}
+	if w.parent != nil && w.part == "" {
+		d := w.decision(0, w.improveParts())
+		w.pending = &d
+		return d, true
+	}
+	for ; w.pos < len(grammar); w.pos++ {
+		s := grammar[w.pos]
+		if !s.applies(w.p, w.chosen) {
+			continue
+		}
+		var opts []string
+		for _, o := range s.options {
+			if s.allowed == nil || s.allowed(w.p, w.chosen, o) {
+				opts = append(opts, o)
+			}
+		}
+		if len(opts) == 0 {
+			continue
+		}
+		if w.parent != nil && s.part != w.part {
+			if v, ok := w.parent[s.name]; ok && slices.Contains(opts, v) {
+				w.set(s.name, v)
+				continue
+			}
+		}
+		if len(opts) == 1 {
+			w.set(s.name, opts[0])
+			continue
+		}
+		d := w.decision(w.pos, opts)
+		w.pending = &d
+		return d, true
+	}
+	w.done = true
+	return Decision{}, false
+}
+
+// improveParts are the parts worth changing: hyperparameters only when the
+// parent's model family has any.
+func (w *Walker) improveParts() []string {
+	parts := []string{PartFeatures, PartModel}
+	if len(familyHyper[w.parent["model.family"]]) > 0 {
+		parts = append(parts, PartHyper)
+	}
+	return append(parts, PartValidation, PartEnsembling)
+}
+
+func (w *Walker) decision(id int, opts []string) Decision {
+	d := Decision{ID: id, Name: grammar[id].name, Options: opts}
+	for _, o := range opts {
+		d.Index = append(d.Index, slices.Index(grammar[id].options, o))
+	}
+	return d
+}
+
+func (w *Walker) set(name, value string) {
+	w.chosen[name] = value
+	w.plan = append(w.plan, Choice{Name: name, Value: value})
+}
+
+// Choose takes option i of the pending decision (an index into its Options).
+func (w *Walker) Choose(i int) error {
+	if w.pending == nil {
+		if _, ok := w.Next(); !ok {
+			return errors.New("recipe: Choose called on a complete plan")
+		}
+	}
+	d := *w.pending
+	if i < 0 || i >= len(d.Options) {
+		return fmt.Errorf("recipe: option %d out of range for decision %s with %d options", i, d.Name, len(d.Options))
+	}
+	w.pending = nil
+	w.steps = append(w.steps, Step{Decision: d.ID, Option: d.Index[i], Chosen: i, Allowed: len(d.Options)})
+	if d.ID == 0 {
+		w.part = d.Options[i]
+		return nil
+	}
+	w.set(d.Name, d.Options[i])
+	w.pos++
+	return nil
+}
+
+// Steps are the decisions taken so far, in order.
+func (w *Walker) Steps() []Step { return slices.Clone(w.steps) }
+
+// Part is the part an improve walk changes ("" for a plan from scratch).
+func (w *Walker) Part() string { return w.part }
+
+// Done reports whether the plan is complete.
+func (w *Walker) Done() bool {
+	_, ok := w.Next()
+	return !ok
+}
+
+// Plan returns the choices made so far; complete once Next reports ok=false.
+func (w *Walker) Plan() *Plan {
+	return &Plan{Choices: slices.Clone(w.plan)}
+}
+
+// Get returns a choice's value, "" when the plan has none.
+func (pl *Plan) Get(name string) string {
+	for _, c := range pl.Choices {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// Key is the plan's stable identity: equal plans have equal keys.
+func (pl *Plan) Key() string {
+	var b strings.Builder
+	for i, c := range pl.Choices {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(c.Name)
+		b.WriteByte('=')
+		b.WriteString(c.Value)
+	}
+	return b.String()
+}
+
+// String is the plan's key.
+func (pl *Plan) String() string { return pl.Key() }
+
+// MarshalJSON keeps a nil plan's JSON well-formed.
+func (pl *Plan) MarshalJSON() ([]byte, error) {
+	if pl == nil {
+		return []byte("null"), nil
+	}
+	type plain Plan
+	return json.Marshal((*plain)(pl))
+}
+
+// Validate checks that the plan is exactly what a walk on p could produce, so a
+// plan read from disk or made for another task is refused before rendering.
+func (pl *Plan) Validate(p *Profile) error {
+	if pl == nil {
+		return errors.New("recipe: nil plan")
+	}
+	want := map[string]string{}
+	for _, c := range pl.Choices {
+		if _, dup := want[c.Name]; dup {
+			return fmt.Errorf("recipe: plan decides %s twice", c.Name)
+		}
+		want[c.Name] = c.Value
+	}
+	w := NewWalker(p, nil)
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		v, has := want[d.Name]
+		if !has {
+			return fmt.Errorf("recipe: plan lacks decision %s", d.Name)
+		}
+		j := slices.Index(d.Options, v)
+		if j < 0 {
+			return fmt.Errorf("recipe: %s=%s is not allowed for task %s (options %v)", d.Name, v, p.Name, d.Options)
+		}
+		if err := w.Choose(j); err != nil {
+			return err
+		}
+	}
+	if got := w.Plan().Key(); got != pl.Key() {
+		return fmt.Errorf("recipe: plan %q differs from the grammar's walk %q", pl.Key(), got)
+	}
+	return nil
+}
+
+// Random walks the grammar choosing uniformly among the allowed options.
+func Random(p *Profile, rng *rand.Rand) *Plan {
+	w := NewWalker(p, nil)
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		_ = w.Choose(rng.IntN(len(d.Options)))
+	}
+	return w.Plan()
+}
+
+// RandomImprove edits parent uniformly: a random part, then random values for it.
+func RandomImprove(p *Profile, parent *Plan, rng *rand.Rand) *Plan {
+	w := NewWalker(p, parent)
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		_ = w.Choose(rng.IntN(len(d.Options)))
+	}
+	return w.Plan()
+}
+
+// defaultPrefs is a sensible quick plan: the first allowed value in each list
+// wins. Text goes to a linear model (fast on sparse features), several targets
+// to ridge, images to a random forest and other tables to histogram boosting;
+// a holdout score is printed.
+var defaultPrefs = map[string][]string{
+	"read.loader":          {"default"},
+	"read.rows":            {"all"},
+	"features.columns":     {"typed"},
+	"features.missing":     {"median"},
+	"features.categorical": {"onehot"},
+	"features.text":        {"tfidf_word_1_2"},
+	"features.text_max":    {"20000"},
+	"features.image":       {"gray_scaled"},
+	"features.scaling":     {"standard"},
+	"target.transform":     {"none"},
+	"model.multioutput":    {"native"},
+	"logistic.C":           {"10"},
+	"logistic.max_iter":    {"1000"},
+	"ridge.alpha":          {"0.1"},
+	"forest.n_estimators":  {"200"},
+	"forest.max_depth":     {"none"},
+	"hgb.max_iter":         {"300"},
+	"hgb.learning_rate":    {"0.1"},
+	"hgb.max_leaf_nodes":   {"31"},
+	"validation":           {"holdout"},
+	"ensemble":             {"none"},
+	"calibration":          {"none"},
+}
+
+// Default is a sensible quick plan for p.
+func Default(p *Profile) *Plan {
+	prefs := map[string][]string{}
+	for k, v := range defaultPrefs {
+		prefs[k] = v
+	}
+	switch {
+	case p.HasText():
+		prefs["model.family"] = []string{"logistic", "ridge"}
+	case p.TargetKind == MultiOutput:
+		prefs["model.family"] = []string{"ridge"}
+	case p.HasImages():
+		prefs["model.family"] = []string{"random_forest"}
+	default:
+		// Ordinal codes keep the matrix dense, which histogram boosting needs.
+		prefs["model.family"] = []string{"hist_gb"}
+		prefs["features.categorical"] = []string{"ordinal"}
+	}
+	if p.Metric == "rmsle" || p.Metric == "mean_column_rmsle" {
+		prefs["target.transform"] = []string{"log1p"}
+	}
+	w := NewWalker(p, nil)
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		i := 0
+		for _, want := range prefs[d.Name] {
+			if j := slices.Index(d.Options, want); j >= 0 {
+				i = j
+				break
+			}
+		}
+		_ = w.Choose(i)
+	}
+	return w.Plan()
+}

@@ -1,0 +1,493 @@
+package recipe
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProfileFixtures(t *testing.T) {
+	tests := []struct {
+		task        string
+		target      TargetKind
+		classes     []string
+		positive    string
+		text, cats  int
+		images      bool
+		missing     bool
+		nonASCII    bool
+		trainRows   int
+		testRows    int
+		submissions int
+	}{
+		{"tiny-reviews", Binary, []string{"no", "yes"}, "yes", 1, 0, false, false, true, 300, 120, 1},
+		{"tiny-churn", Binary, []string{"No", "Yes"}, "Yes", 0, 1, false, true, false, 350, 150, 1},
+		{"tiny-digits", Multiclass, []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, "", 0, 0, true, false, false, 300, 100, 1},
+		{"tiny-meats", MultiOutput, nil, "", 0, 0, false, false, false, 110, 40, 3},
+		{"tiny-soy", Multiclass, []string{"brown-spot", "downy-mildew", "frog-eye", "phytophthora-rot"}, "", 0, 1, false, true, false, 270, 90, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.task, func(t *testing.T) {
+			p := mustProfile(t, filepath.Join("testdata", tc.task))
+			if p.TargetKind != tc.target {
+				t.Errorf("target kind %s, want %s", p.TargetKind, tc.target)
+			}
+			if !slices.Equal(p.Classes, tc.classes) {
+				t.Errorf("classes %v, want %v", p.Classes, tc.classes)
+			}
+			if p.PositiveClass != tc.positive {
+				t.Errorf("positive %q, want %q", p.PositiveClass, tc.positive)
+			}
+			if got := len(p.Kinds(KindText)); got != tc.text {
+				t.Errorf("%d text columns, want %d", got, tc.text)
+			}
+			if got := len(p.Kinds(KindCategorical)); got != tc.cats {
+				t.Errorf("%d categorical columns %v, want %d", got, p.Kinds(KindCategorical), tc.cats)
+			}
+			if p.HasImages() != tc.images || (p.MissingFrac > 0) != tc.missing || p.NonASCII != tc.nonASCII {
+				t.Errorf("images %v missing %v nonASCII %v, want %v %v %v", p.HasImages(), p.MissingFrac, p.NonASCII, tc.images, tc.missing, tc.nonASCII)
+			}
+			if p.TrainRows != tc.trainRows || p.TestRows != tc.testRows || len(p.SubmissionColumns) != tc.submissions {
+				t.Errorf("rows %d/%d, %d submission columns; want %d/%d, %d", p.TrainRows, p.TestRows, len(p.SubmissionColumns), tc.trainRows, tc.testRows, tc.submissions)
+			}
+			f := p.Features()
+			if len(f) != NumFeatures || len(FeatureNames) != NumFeatures {
+				t.Fatalf("%d features, %d names, want %d", len(f), len(FeatureNames), NumFeatures)
+			}
+			for i, v := range f {
+				if math.IsNaN(v) || v < 0 || v > 1.5 {
+					t.Errorf("feature %d (%s) = %v, want in [0, 1.5]", i, FeatureNames[i], v)
+				}
+			}
+		})
+	}
+}
+
+func TestProfileRejectsBadTasks(t *testing.T) {
+	good := mustProfile(t, "testdata/tiny-churn").Task
+	tests := []struct {
+		name   string
+		mutate func(dir string)
+		want   string
+	}{
+		{"unknown metric", func(dir string) {}, "not in the recipe grammar"},
+		{"no train.csv", func(dir string) { os.Remove(filepath.Join(dir, "public", "train.csv")) }, "train.csv"},
+		{"sample without id", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "public", "sample_submission.csv"), []byte("churn\n0.5\n"), 0o644)
+		}, "must start with id column"},
+		{"no target", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "public", "test.csv"), []byte("customer,tenure,monthly_charges,contract,churn\n"), 0o644)
+		}, "no target"},
+		{"ragged csv", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "public", "train.csv"), []byte("customer,\"tenure\n"), 0o644)
+		}, "train.csv"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "tiny-churn")
+			if err := os.CopyFS(dir, os.DirFS(good.Dir)); err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate(dir)
+			tk := *good
+			tk.Dir = dir
+			if tc.name == "unknown metric" {
+				tk.Metric = "jaccard"
+			}
+			_, err := NewProfile(&tk)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := NewProfile(nil); err == nil {
+		t.Fatal("nil task: no error")
+	}
+}
+
+// walk takes the options named in want (by value) and the first option otherwise.
+func walk(t *testing.T, p *Profile, parent *Plan, want map[string]string) (*Plan, []Decision) {
+	t.Helper()
+	w := NewWalker(p, parent)
+	var asked []Decision
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		asked = append(asked, d)
+		i := 0
+		if v, has := want[d.Name]; has {
+			i = slices.Index(d.Options, v)
+			if i < 0 {
+				t.Fatalf("decision %s: %q not among %v", d.Name, v, d.Options)
+			}
+		}
+		if err := w.Choose(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w.Plan(), asked
+}
+
+func names(ds []Decision) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+func TestWalkerConditionalDecisions(t *testing.T) {
+	reviews := mustProfile(t, "testdata/tiny-reviews")
+	churn := mustProfile(t, "testdata/tiny-churn")
+	meats := mustProfile(t, "testdata/tiny-meats")
+	tests := []struct {
+		name    string
+		p       *Profile
+		choose  map[string]string
+		asked   []string // must be asked
+		notAsk  []string // must not be asked
+		options map[string][]string
+	}{
+		{"xgboost asks only xgboost hyperparameters", churn, map[string]string{"model.family": "xgboost"},
+			[]string{"xgb.n_estimators", "xgb.learning_rate", "xgb.max_depth", "xgb.subsample", "features.categorical", "calibration"},
+			[]string{"forest.n_estimators", "hgb.max_iter", "features.text", "features.image", "target.transform", "model.multioutput"}, nil},
+		{"text task asks the vectoriser", reviews, map[string]string{"model.family": "logistic"},
+			[]string{"features.text", "features.text_max", "logistic.C"}, []string{"features.categorical", "features.image"}, nil},
+		{"numeric-only skips the text decisions", reviews, map[string]string{"features.columns": "numeric_only"},
+			[]string{"features.missing", "features.scaling"}, []string{"features.text", "features.text_max"}, nil},
+		{"raw columns skip all preprocessing", churn, map[string]string{"features.columns": "raw"},
+			nil, []string{"features.missing", "features.categorical", "features.scaling"}, nil},
+		{"regression masks classifiers", meats, map[string]string{"model.family": "hist_gb", "ensemble": "average"},
+			[]string{"model.multioutput", "target.transform", "ensemble.second"}, []string{"calibration"},
+			map[string][]string{"model.family": {"ridge", "linear", "random_forest", "extra_trees", "hist_gb", "gradient_boosting", "xgboost", "knn", "linear_svm", "svm_rbf", "mlp"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, asked := walk(t, tc.p, nil, tc.choose)
+			got := names(asked)
+			for _, n := range tc.asked {
+				if !slices.Contains(got, n) {
+					t.Errorf("%s not asked; asked %v", n, got)
+				}
+			}
+			for _, n := range tc.notAsk {
+				if slices.Contains(got, n) || plan.Get(n) != "" {
+					t.Errorf("%s asked or set; asked %v", n, got)
+				}
+			}
+			for _, d := range asked {
+				if want, ok := tc.options[d.Name]; ok && !slices.Equal(d.Options, want) {
+					t.Errorf("%s options %v, want %v", d.Name, d.Options, want)
+				}
+				if d.ID < 0 || d.ID >= len(DecisionNames) || DecisionNames[d.ID] != d.Name {
+					t.Errorf("decision %s has ID %d", d.Name, d.ID)
+				}
+				all := AllOptions(d.ID)
+				for i, o := range d.Options {
+					if all[d.Index[i]] != o {
+						t.Errorf("%s: Index[%d]=%d names %q, not %q", d.Name, i, d.Index[i], all[d.Index[i]], o)
+					}
+				}
+			}
+			if err := plan.Validate(tc.p); err != nil {
+				t.Errorf("walked plan does not validate: %v", err)
+			}
+		})
+	}
+}
+
+func TestWalkerImprove(t *testing.T) {
+	p := mustProfile(t, "testdata/tiny-churn")
+	parent, _ := walk(t, p, nil, map[string]string{"model.family": "xgboost", "xgb.n_estimators": "400", "validation": "holdout", "features.missing": "median"})
+	tests := []struct {
+		part    string
+		choose  map[string]string
+		asked   []string // exactly these, after improve.part
+		changed []string
+	}{
+		{PartHyper, map[string]string{"xgb.n_estimators": "1500"},
+			[]string{"xgb.n_estimators", "xgb.learning_rate", "xgb.max_depth", "xgb.subsample"}, []string{"xgb.n_estimators"}},
+		{PartModel, map[string]string{"model.family": "random_forest"},
+			[]string{"model.family", "forest.n_estimators", "forest.max_depth"}, []string{"model.family"}},
+		{PartValidation, map[string]string{"validation": "cv5"}, []string{"validation"}, []string{"validation"}},
+		{PartEnsembling, map[string]string{"ensemble": "average", "ensemble.second": "knn"},
+			[]string{"ensemble", "ensemble.second", "calibration"}, []string{"ensemble"}},
+		{PartFeatures, map[string]string{"features.missing": "none"},
+			[]string{"read.loader", "read.rows", "features.columns", "features.missing", "features.categorical", "features.scaling"}, []string{"features.missing"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.part, func(t *testing.T) {
+			choose := map[string]string{improveDecision: tc.part}
+			for k, v := range tc.choose {
+				choose[k] = v
+			}
+			child, asked := walk(t, p, parent, choose)
+			got := names(asked)
+			if got[0] != improveDecision || !slices.Equal(got[1:], tc.asked) {
+				t.Fatalf("asked %v, want %s then %v", got, improveDecision, tc.asked)
+			}
+			if err := child.Validate(p); err != nil {
+				t.Fatalf("child does not validate: %v", err)
+			}
+			for _, c := range parent.Choices {
+				if slices.Contains(tc.asked, c.Name) || child.Get(c.Name) == "" {
+					continue
+				}
+				if child.Get(c.Name) != c.Value {
+					t.Errorf("%s changed from %s to %s outside part %s", c.Name, c.Value, child.Get(c.Name), tc.part)
+				}
+			}
+			for _, n := range tc.changed {
+				if child.Get(n) == parent.Get(n) {
+					t.Errorf("%s not changed (%s)", n, child.Get(n))
+				}
+			}
+		})
+	}
+}
+
+func TestWalkerStepsAndErrors(t *testing.T) {
+	p := mustProfile(t, "testdata/tiny-soy")
+	w := NewWalker(p, nil)
+	d, ok := w.Next()
+	if !ok || d.Name != "read.loader" {
+		t.Fatalf("first decision %v %v", d, ok)
+	}
+	if d2, _ := w.Next(); d2.Name != d.Name {
+		t.Fatalf("Next is not idempotent: %s then %s", d.Name, d2.Name)
+	}
+	if err := w.Choose(len(d.Options)); err == nil {
+		t.Fatal("out-of-range option accepted")
+	}
+	if err := w.Choose(-1); err == nil {
+		t.Fatal("negative option accepted")
+	}
+	n := 0
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		if err := w.Choose(len(d.Options) - 1); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if err := w.Choose(0); err == nil {
+		t.Fatal("Choose on a complete plan accepted")
+	}
+	steps := w.Steps()
+	if len(steps) != n {
+		t.Fatalf("%d steps for %d decisions", len(steps), n)
+	}
+	for _, s := range steps {
+		if s.Chosen != s.Allowed-1 || s.Option < 0 || s.Option >= len(AllOptions(s.Decision)) {
+			t.Errorf("step %+v", s)
+		}
+	}
+	for id := range DecisionNames {
+		if k := len(AllOptions(id)); k < 2 || k > MaxOptions {
+			t.Errorf("decision %s has %d options", DecisionNames[id], k)
+		}
+	}
+}
+
+func TestPlanJSONKeyAndValidate(t *testing.T) {
+	p := mustProfile(t, "testdata/tiny-reviews")
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := map[string]bool{}
+	for range 50 {
+		pl := Random(p, rng)
+		b, err := json.Marshal(pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Plan
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.Key() != pl.Key() {
+			t.Fatalf("key changed over JSON: %s vs %s", back.Key(), pl.Key())
+		}
+		if err := back.Validate(p); err != nil {
+			t.Fatalf("random plan invalid: %v", err)
+		}
+		keys[pl.Key()] = true
+		if d := pl.Describe(); strings.Count(d, ". ") < 2 || len(d) > 900 {
+			t.Errorf("description is not 3-5 sentences: %q", d)
+		}
+	}
+	if len(keys) < 45 {
+		t.Errorf("only %d distinct plans in 50 random draws", len(keys))
+	}
+	bad := []struct {
+		name string
+		plan *Plan
+	}{
+		{"nil", nil},
+		{"empty", &Plan{}},
+		{"unknown value", &Plan{Choices: append(Default(p).Choices[:0:0], Choice{"read.loader", "excel"})}},
+		{"text vectoriser on a task without text", func() *Plan {
+			pl := Default(mustProfile(t, "testdata/tiny-churn"))
+			pl.Choices = append(pl.Choices, Choice{"features.text", "hashing"})
+			return pl
+		}()},
+	}
+	churn := mustProfile(t, "testdata/tiny-churn")
+	for _, tc := range bad {
+		if err := tc.plan.Validate(churn); err == nil {
+			t.Errorf("%s: validated", tc.name)
+		}
+		if _, err := Render(churn, tc.plan); err == nil {
+			t.Errorf("%s: rendered", tc.name)
+		}
+	}
+}
+
+// allTaskDirs are the fixtures and whatever suite tasks this checkout has.
+func allTaskDirs() []string {
+	var dirs []string
+	for _, n := range fixtureTasks {
+		dirs = append(dirs, filepath.Join("testdata", n))
+	}
+	return append(dirs, suiteTasks()...)
+}
+
+// TestRenderParses renders many random plans (and improvements of them) for
+// every task and parses them all with Python's ast in one interpreter call.
+func TestRenderParses(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 0
+	for _, td := range allTaskDirs() {
+		p := mustProfile(t, td)
+		plans := []*Plan{Default(p)}
+		for range 150 {
+			pl := Random(p, rng)
+			plans = append(plans, pl, RandomImprove(p, pl, rng))
+		}
+		for _, pl := range plans {
+			code, err := Render(p, pl)
+			if err != nil {
+				t.Fatalf("%s: %v", p.Name, err)
+			}
+			if !strings.Contains(code, "model.fit(X, y)") || !strings.Contains(code, `submission.to_csv("submission.csv", index=False)`) {
+				t.Fatalf("%s: program lacks the fit or the submission:\n%s", p.Name, code)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%05d.py", n)), []byte(code), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	script := `import ast, glob, sys
+bad = 0
+for path in sorted(glob.glob(sys.argv[1] + "/*.py")):
+    try:
+        ast.parse(open(path).read(), path)
+    except SyntaxError as e:
+        bad += 1
+        print(path, e)
+print("parsed", len(glob.glob(sys.argv[1] + "/*.py")), "bad", bad)
+sys.exit(1 if bad else 0)
+`
+	out, err := exec.Command(python, "-c", script, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%d programs: %s", n, strings.TrimSpace(string(out)))
+}
+
+// TestDefaultRuns runs the default plan on three fixtures and checks the
+// submission grades, with a score better than chance.
+func TestDefaultRuns(t *testing.T) {
+	tests := []struct {
+		task     string
+		better   func(float64) bool
+		describe string
+	}{
+		{"tiny-churn", func(s float64) bool { return s > 0.65 }, "auc > 0.65"},
+		{"tiny-digits", func(s float64) bool { return s > 0.8 }, "accuracy > 0.8"},
+		{"tiny-soy", func(s float64) bool { return s < 1.0 }, "log loss < 1.0 (chance is 1.39)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.task, func(t *testing.T) {
+			p := mustProfile(t, filepath.Join("testdata", tc.task))
+			code, err := Render(p, Default(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runProgram(t, p, code, time.Minute)
+			if !r.Valid {
+				t.Fatalf("default plan: %s\n%s", r, r.Output)
+			}
+			if !tc.better(r.Score) {
+				t.Errorf("score %.4f, want %s", r.Score, tc.describe)
+			}
+			if !strings.Contains(r.Output, "validation "+p.Metric) || !strings.Contains(r.Output, "training "+p.Metric) {
+				t.Errorf("output lacks validation/training scores:\n%s", r.Output)
+			}
+			t.Logf("%s: %s", tc.task, r)
+		})
+	}
+}
+
+// TestFailureModes runs plans that fail by the program's own nature, each at a
+// different stage, and checks the Python error is the expected one.
+func TestFailureModes(t *testing.T) {
+	tests := []struct {
+		task    string
+		choose  map[string]string
+		stage   string // for the record: where it fails
+		wantErr string
+	}{
+		{"tiny-reviews", map[string]string{"read.loader": "ascii"}, "load", "UnicodeDecodeError"},
+		{"tiny-churn", map[string]string{"read.loader": "semicolon"}, "after load", "KeyError"},
+		{"tiny-reviews", map[string]string{"features.columns": "raw"}, "fit", "could not convert string to float"},
+		{"tiny-churn", map[string]string{"features.missing": "none", "model.family": "random_forest"}, "fit", "Input X contains NaN"},
+		{"tiny-reviews", map[string]string{"model.family": "hist_gb"}, "fit", "dense data is required"},
+		{"tiny-churn", map[string]string{"model.family": "linear_svm", "validation": "none"}, "predict", "predict_proba"},
+		{"tiny-digits", map[string]string{"features.columns": "numeric_only"}, "fit", "0 feature(s)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.task+"/"+tc.wantErr, func(t *testing.T) {
+			p := mustProfile(t, filepath.Join("testdata", tc.task))
+			// Start from the default so only the named choices differ.
+			plan := withChoices(t, p, tc.choose)
+			code, err := Render(p, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runProgram(t, p, code, time.Minute)
+			if r.Valid || r.ExitCode == 0 {
+				t.Fatalf("plan %s succeeded, want a failure at %s", plan.Key(), tc.stage)
+			}
+			if !strings.Contains(r.Output, tc.wantErr) {
+				t.Fatalf("failure %q, want %q\n%s", r.Error, tc.wantErr, r.Output)
+			}
+		})
+	}
+}
+
+// withChoices walks p taking the given values and the default's elsewhere.
+func withChoices(t *testing.T, p *Profile, choose map[string]string) *Plan {
+	t.Helper()
+	def := Default(p)
+	w := NewWalker(p, nil)
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		v, has := choose[d.Name]
+		if !has {
+			v = def.Get(d.Name)
+		}
+		i := slices.Index(d.Options, v)
+		if i < 0 {
+			i = 0
+		}
+		if err := w.Choose(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w.Plan()
+}

@@ -1,0 +1,95 @@
+package recipe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runResult is what running one rendered program gave.
+type runResult struct {
+	Duration time.Duration
+	ExitCode int
+	TimedOut bool
+	Output   string // combined stdout and stderr
+	Valid    bool
+	Score    float64
+	Error    string // grading error or the program's last error line
+}
+
+// runProgram runs code the way the sandbox will: cwd a fresh directory holding
+// data/ (the task's public folder), Debian's python3, a time limit.
+func runProgram(t testing.TB, p *Profile, code string, limit time.Duration) runResult {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(p.Task.PublicDir(), filepath.Join(dir, "data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "solution.py"), []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "solution.py")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=PASSIVE", "OPENBLAS_NUM_THREADS=2", "PYTHONHASHSEED=0")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	res := runResult{Duration: time.Since(start), Output: out.String()}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		res.TimedOut, res.ExitCode, res.Error = true, -1, "timed out"
+		return res
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+		res.Error = lastLine(res.Output)
+		return res
+	case err != nil:
+		t.Fatalf("running %s: %v", python, err)
+	}
+	sub := filepath.Join(dir, "submission.csv")
+	if _, err := os.Stat(sub); err != nil {
+		res.Error = "no submission.csv"
+		return res
+	}
+	g, err := exec.Command(python, "testdata/score.py", p.Task.Dir, sub).Output()
+	if err != nil {
+		t.Fatalf("score.py: %v", err)
+	}
+	var gr struct {
+		Valid bool     `json:"valid"`
+		Score *float64 `json:"score"`
+		Error string   `json:"error"`
+	}
+	if err := json.Unmarshal(g, &gr); err != nil {
+		t.Fatalf("score.py output %q: %v", g, err)
+	}
+	res.Valid, res.Error = gr.Valid, gr.Error
+	if gr.Score != nil {
+		res.Score = *gr.Score
+	}
+	return res
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func (r runResult) String() string {
+	if r.Valid {
+		return fmt.Sprintf("score %.5f in %.1fs", r.Score, r.Duration.Seconds())
+	}
+	return fmt.Sprintf("invalid after %.1fs: %s", r.Duration.Seconds(), r.Error)
+}
