@@ -3,7 +3,6 @@ package recipe
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -63,21 +62,14 @@ func runProgram(t testing.TB, p *Profile, code string, limit time.Duration) runR
 		res.Error = "no submission.csv"
 		return res
 	}
-	g, err := exec.Command(python, "testdata/score.py", p.Task.Dir, sub).Output()
+	answers, err := p.Task.Answers()
 	if err != nil {
-		t.Fatalf("score.py: %v", err)
+		t.Fatalf("answers of %s: %v", p.Name, err)
 	}
-	var gr struct {
-		Valid bool     `json:"valid"`
-		Score *float64 `json:"score"`
-		Error string   `json:"error"`
-	}
-	if err := json.Unmarshal(g, &gr); err != nil {
-		t.Fatalf("score.py output %q: %v", g, err)
-	}
-	res.Valid, res.Error = gr.Valid, gr.Error
-	if gr.Score != nil {
-		res.Score = *gr.Score
+	g := answers.GradeFile(sub)
+	res.Valid, res.Error = g.Valid, g.Error
+	if g.Score != nil {
+		res.Score = *g.Score
 	}
 	return res
 }
