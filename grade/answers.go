@@ -14,9 +14,9 @@ import (
 type Answers struct {
 	spec   Spec
 	metric metricInfo
-	ids    []string         // answer order
-	index  map[string]int32 // id -> answer row
-	k      int              // number of target columns
+	ids    []string // answer order
+	index  *idIndex // id -> answer row
+	k      int      // number of target columns
 
 	nums []float64 // row-major n×k numeric answers (float and int kinds)
 
@@ -71,11 +71,11 @@ func LoadAnswers(spec Spec, r io.Reader) (*Answers, error) {
 		a: &Answers{
 			spec:   spec,
 			metric: m,
-			index:  make(map[string]int32),
 			k:      len(spec.TargetColumns),
 		},
 		roles: roles,
 		ncols: len(doc.header),
+		seen:  make(map[string]int32),
 	}
 	if doc.simple {
 		scanSimple(doc.body, l.ncols, l)
@@ -158,6 +158,7 @@ type answersLoader struct {
 	ncols int
 	rows  int
 	err   error
+	seen  map[string]int32
 	arena []byte // ids, concatenated, to make one string at the end
 	ends  []int
 	vals  []float64
@@ -207,10 +208,10 @@ func (l *answersLoader) record(fields [][]byte) bool {
 	if len(id) == 0 {
 		return l.fail("empty id")
 	}
-	if prev, dup := a.index[string(id)]; dup {
+	if prev, dup := l.seen[string(id)]; dup {
 		return l.fail("id %q appears twice (also row %d)", clip(string(id)), prev+1)
 	}
-	a.index[string(id)] = int32(l.rows - 1)
+	l.seen[string(id)] = int32(l.rows - 1)
 	l.arena = append(l.arena, id...)
 	l.ends = append(l.ends, len(l.arena))
 
@@ -279,11 +280,8 @@ func (l *answersLoader) finish() error {
 		a.ids[i] = all[start:end]
 		start = end
 	}
-	// Re-key the index on the shared strings so the per-id copies made while
-	// loading can be freed.
-	for i, id := range a.ids {
-		a.index[id] = int32(i)
-	}
+	l.seen = nil
+	a.index = newIDIndex(all, l.ends)
 	k := a.k
 	switch a.metric.name {
 	case "auc", "mean_column_auc":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"unicode/utf8"
 )
 
@@ -14,16 +15,28 @@ const maxFileBytes = 1 << 30
 
 var errEmpty = errors.New("empty file: no header line")
 
-// readLimited reads all of r, failing beyond maxFileBytes.
+// readLimited reads all of r, failing beyond maxFileBytes. A file's size is
+// known up front, so its buffer is allocated once instead of grown (growing
+// a 200 MB buffer from 512 bytes costs more than parsing it).
 func readLimited(r io.Reader) ([]byte, error) {
-	buf, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	size := 0
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if st.Size() > maxFileBytes {
+				return nil, fmt.Errorf("file is larger than %d bytes", maxFileBytes)
+			}
+			size = int(st.Size())
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(r, maxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading: %w", err)
 	}
-	if len(buf) > maxFileBytes {
+	if buf.Len() > maxFileBytes {
 		return nil, fmt.Errorf("file is larger than %d bytes", maxFileBytes)
 	}
-	return buf, nil
+	return buf.Bytes(), nil
 }
 
 // csvDoc is a CSV file split into its header and body.
@@ -143,6 +156,11 @@ func splitParts(body []byte, n int) [][]byte {
 type recordSink interface {
 	record(fields [][]byte) bool
 }
+
+// recordFunc adapts a function to recordSink.
+type recordFunc func(fields [][]byte) bool
+
+func (f recordFunc) record(fields [][]byte) bool { return f(fields) }
 
 // scanSimple feeds each non-blank line of a simple body to sink, split on commas.
 func scanSimple(body []byte, ncols int, sink recordSink) {

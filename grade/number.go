@@ -2,6 +2,7 @@ package grade
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -113,6 +114,14 @@ func parseNumber(b []byte) (float64, numStatus) {
 		}
 		return f, numOK
 	}
+	if !trunc && exp < 0 && exp >= -19 {
+		if f, ok := divPow10(mant, uint(-exp)); ok {
+			if neg {
+				f = -f
+			}
+			return f, numOK
+		}
+	}
 	// The syntax is checked, so strconv sees only a plain decimal literal; it
 	// does not keep the string, which lets us skip the copy.
 	f, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
@@ -138,4 +147,53 @@ func wordStatus(b []byte) numStatus {
 		return numNotFinite
 	}
 	return numBad
+}
+
+// pow10u holds 10^0 .. 10^19, all exact in a uint64.
+var pow10u = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// divPow10 returns mant / 10^e rounded to the nearest float64 (ties to even),
+// for 1 <= e <= 19, using exact integer division: this covers the 17-digit
+// numbers Python's repr writes, which are beyond the fast path above. It
+// declines (ok false) for mant 0.
+func divPow10(mant uint64, e uint) (float64, bool) {
+	if mant == 0 {
+		return 0, false
+	}
+	d := pow10u[e]
+	// Normalise both to [2^63, 2^64): the quotient of M·2^64 (or M·2^63)
+	// by D then also lies in [2^63, 2^64), and the remainder tells whether
+	// anything was cut off.
+	lm := bits.LeadingZeros64(mant)
+	ld := bits.LeadingZeros64(d)
+	m, dd := mant<<lm, d<<ld
+	// mant/d = (m/dd)·2^(ld-lm)
+	exp2 := ld - lm
+	var q, r uint64
+	if m < dd {
+		q, r = bits.Div64(m, 0, dd) // q·2^-64 = m/dd
+		exp2 -= 64
+	} else {
+		q, r = bits.Div64(m>>1, m<<63, dd) // q·2^-63 = m/dd
+		exp2 -= 63
+	}
+	// Keep 53 of q's 64 bits, rounding half to even; r != 0 means the exact
+	// quotient is a little above q.
+	low := q & 0x7ff
+	q >>= 11
+	exp2 += 11
+	if low > 0x400 || low == 0x400 && (r != 0 || q&1 == 1) {
+		q++
+		if q == 1<<53 {
+			q >>= 1
+			exp2++
+		}
+	}
+	return math.Ldexp(float64(q), exp2), true
 }

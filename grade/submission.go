@@ -83,6 +83,9 @@ func (a *Answers) gradeBytes(buf []byte) Result {
 				defer wg.Done()
 				defer w.recoverPanic()
 				scanSimple(p, ncols, w)
+				if w.errMsg == "" {
+					w.flush()
+				}
 			}()
 		}
 		wg.Wait()
@@ -91,7 +94,7 @@ func (a *Answers) gradeBytes(buf []byte) Result {
 		ws = []*worker{w}
 		func() {
 			defer w.recoverPanic()
-			if _, qerr := scanQuoted(doc.body, w); qerr != nil && w.errMsg == "" {
+			if _, qerr := scanQuoted(doc.body, recordFunc(w.recordNow)); qerr != nil && w.errMsg == "" {
 				w.errRow, w.errMsg = w.rows+1, qerr.Error()
 			}
 		}()
@@ -154,15 +157,21 @@ func (s neumaier) value() float64    { return s.sum + s.c }
 // (errors, log loss, accuracy, Jaccard) are summed while reading; the others
 // keep each row's values for a second pass.
 type worker struct {
-	a      *Answers
-	roles  []int
-	ncols  int
-	idCol  int
-	next   int32 // the answer row to try first: submissions are usually in answer order
-	keep   bool  // whether to keep values in vals
-	rows   int
-	errRow int
-	errMsg string
+	a     *Answers
+	roles []int
+	ncols int
+	idCol int
+	next  int32 // the answer row to try first: submissions are usually in answer order
+	guess bool  // whether to try next before the index
+
+	batch   [][]byte // queued rows' fields, row-major
+	queued  int
+	hashes  [batchRows]uint64
+	touched byte // keeps the prefetching loads alive
+	keep    bool // whether to keep values in vals
+	rows    int
+	errRow  int
+	errMsg  string
 
 	rowAns []int32   // answer row of each submission row
 	vals   []float64 // row-major values of kept rows
@@ -176,7 +185,8 @@ type worker struct {
 }
 
 func (a *Answers) newWorker(roles []int, ncols int) *worker {
-	w := &worker{a: a, roles: roles, ncols: ncols, cur: make([]float64, a.k), sums: make([]neumaier, a.k)}
+	w := &worker{a: a, roles: roles, ncols: ncols, cur: make([]float64, a.k), sums: make([]neumaier, a.k),
+		batch: make([][]byte, batchRows*ncols), guess: true}
 	for j, r := range roles {
 		if r < 0 {
 			w.idCol = j
@@ -200,27 +210,83 @@ func (w *worker) fail(format string, args ...any) bool {
 	return false
 }
 
-func (w *worker) lookup(id []byte) int32 {
-	a := w.a
-	if g := w.next; int(g) < len(a.ids) && a.ids[g] == string(id) {
-		w.next = g + 1
-		return g
-	}
-	i, ok := a.index[string(id)]
-	if !ok {
-		return -1
-	}
-	w.next = i + 1
-	return i
-}
+// batchRows is how many rows a worker reads before looking up their ids
+// together (see idIndex).
+const batchRows = 32
 
+// record queues a row of a simple file, whose fields alias the file and so
+// stay valid, and handles the queue when it is full.
 func (w *worker) record(fields [][]byte) bool {
-	w.rows++
 	if len(fields) != w.ncols {
+		// Keep errors in file order: the queued rows come first.
+		if !w.flush() {
+			return false
+		}
+		w.rows++
 		return w.fail("has %d fields, the header has %d", len(fields), w.ncols)
 	}
+	copy(w.batch[w.queued*w.ncols:], fields)
+	w.queued++
+	if w.queued == batchRows {
+		return w.flush()
+	}
+	return true
+}
+
+// recordNow handles a row at once (quoted files reuse the fields' memory).
+func (w *worker) recordNow(fields [][]byte) bool {
+	if len(fields) != w.ncols {
+		w.rows++
+		return w.fail("has %d fields, the header has %d", len(fields), w.ncols)
+	}
+	copy(w.batch, fields)
+	w.queued = 1
+	return w.flush()
+}
+
+// flush looks up the queued rows' ids and handles the rows in order.
+// Submissions are usually written in the answers' order, so while that holds
+// the row after the previous match is tried first; otherwise the ids are
+// hashed and their slots touched before any is resolved, so the cache
+// misses of the whole batch overlap.
+func (w *worker) flush() bool {
+	a, nc, n := w.a, w.ncols, w.queued
+	w.queued = 0
+	hashed := !w.guess
+	if hashed {
+		var t byte
+		for i := 0; i < n; i++ {
+			w.hashes[i] = a.index.hash(w.batch[i*nc+w.idCol])
+			t += a.index.touch(w.hashes[i])
+		}
+		w.touched += t
+	}
+	for i := 0; i < n; i++ {
+		f := w.batch[i*nc : (i+1)*nc]
+		id := f[w.idCol]
+		ai := int32(-1)
+		if w.guess && int(w.next) < len(a.ids) && a.ids[w.next] == string(id) {
+			ai = w.next
+		} else {
+			h := w.hashes[i]
+			if !hashed {
+				h = a.index.hash(id)
+			}
+			ai = a.index.find(id, h)
+			w.guess = ai >= 0 && ai == w.next
+		}
+		w.next = ai + 1
+		if !w.row(f, ai) {
+			return false
+		}
+	}
+	return true
+}
+
+// row checks and scores one row whose id is answer row ai (-1: unknown).
+func (w *worker) row(fields [][]byte, ai int32) bool {
+	w.rows++
 	a := w.a
-	ai := w.lookup(fields[w.idCol])
 	if ai < 0 {
 		return w.fail("unknown id %q", clip(string(fields[w.idCol])))
 	}
