@@ -3,13 +3,12 @@
 # It lowers the resource limits before any untrusted code runs, then reads the
 # program from stdin and executes it as __main__. The source never touches the
 # working directory, so the program cannot read back the instrumenter's nonce
-# from a file; tracebacks still show source lines because the text is placed in
-# linecache under the name "solution.py".
+# from a file; tracebacks still show source lines because the excepthook puts the
+# text in linecache under the name "solution.py".
 import sys
 
 
 def _mlerl_boot(g):
-    import linecache
     import os
     import resource
 
@@ -51,22 +50,25 @@ def _mlerl_boot(g):
     except OSError:
         pass
     src = sys.stdin.buffer.read()
-    text = src.decode("utf-8", "replace")
-    linecache.cache["solution.py"] = (len(text), None, text.splitlines(True), "solution.py")
+    # linecache (through tokenize and re) costs more to import than the
+    # interpreter takes to start, so it is loaded only for a traceback.
+    hook = g.pop("_mlerl_excepthook")
+    sys.excepthook = lambda kind, value, tb: hook(kind, value, tb, src)
     sys.argv[:] = ["solution.py"]
-    sys.excepthook = _mlerl_excepthook
-    del g["_mlerl_boot"], g["_mlerl_excepthook"]
     code = compile(src, "solution.py", "exec", dont_inherit=True)
-    del src, text
+    del g["_mlerl_boot"]
     exec(code, g)
 
 
-def _mlerl_excepthook(kind, value, tb):
+def _mlerl_excepthook(kind, value, tb, src):
     # The interpreter's own traceback printer reads source lines from disk,
     # where the program is not; the traceback module reads linecache. The
     # bootstrap's own frames are left out.
+    import linecache
     import traceback
 
+    text = src.decode("utf-8", "replace")
+    linecache.cache["solution.py"] = (len(text), None, text.splitlines(True), "solution.py")
     while tb is not None and tb.tb_frame.f_code.co_filename == "<string>":
         tb = tb.tb_next
     traceback.print_exception(kind, value, tb)

@@ -103,11 +103,7 @@ func (s *Sandbox) rules(r *run) execRules {
 		ro = append(ro, s.prefix)
 	}
 	var roFiles []string
-	etc := append([]string(nil), etcFiles...)
-	if py, _ := filepath.Glob("/etc/python3*"); py != nil {
-		etc = append(etc, py...)
-	}
-	for _, f := range etc {
+	for _, f := range etcFiles {
 		if fi, err := os.Stat(f); err == nil && fi.IsDir() {
 			ro = append(ro, f)
 		} else if err == nil {
