@@ -192,3 +192,22 @@ func TestSpeedVsPandas(t *testing.T) {
 			bestLoad+bestGrade, py.Seconds/(bestLoad+bestGrade))
 	}
 }
+
+// BenchmarkLoadAnswers1M parses a 1,000,000-row answers file (done once per
+// task by the trainer, but part of a one-off `mlerl grade`).
+func BenchmarkLoadAnswers1M(b *testing.B) {
+	for _, c := range []struct {
+		metric string
+		k      int
+	}{{"auc", 1}, {"log_loss", 10}} {
+		b.Run(c.metric, func(b *testing.B) {
+			bf := writeBenchFiles(b, b.TempDir(), c.metric, 1_000_000, c.k)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := LoadAnswersFile(bf.spec, bf.answers); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

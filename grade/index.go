@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 )
@@ -24,21 +25,24 @@ type idSlot struct {
 }
 
 // newIDIndex indexes ids, which are substrings of all at the given offsets
-// (ends[i] is the end of ids[i], which starts where ids[i-1] ends).
-func newIDIndex(all string, ends []int) *idIndex {
+// (ends[i] is the end of ids[i], which starts where ids[i-1] ends). An id
+// that appears twice is an error naming both rows (counted from 1).
+func newIDIndex(all string, ends []int) (*idIndex, error) {
 	size := uint64(1) << bits.Len64(uint64(len(ends))*2) // load factor <= 1/2
 	x := &idIndex{seed: maphash.MakeSeed(), mask: size - 1, slots: make([]idSlot, size), all: all}
 	start := 0
 	for i, end := range ends {
 		h := maphash.String(x.seed, all[start:end])
 		s := h & x.mask
-		for x.slots[s].row != 0 {
-			s = (s + 1) & x.mask
+		for ; x.slots[s].row != 0; s = (s + 1) & x.mask {
+			if e := x.slots[s]; e.tag == uint32(h>>32) && all[e.off:e.end] == all[start:end] {
+				return nil, fmt.Errorf("row %d: id %q appears twice (also row %d)", i+1, clip(all[start:end]), e.row)
+			}
 		}
 		x.slots[s] = idSlot{tag: uint32(h >> 32), row: uint32(i + 1), off: uint32(start), end: uint32(end)}
 		start = end
 	}
-	return x
+	return x, nil
 }
 
 func (x *idIndex) hash(id []byte) uint64 { return maphash.Bytes(x.seed, id) }

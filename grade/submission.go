@@ -65,13 +65,18 @@ func (a *Answers) gradeBytes(buf []byte) Result {
 	if err != nil {
 		return invalid("%v", err)
 	}
+	nparts := 1
+	if len(doc.body) >= parallelMinBytes {
+		nparts = runtime.GOMAXPROCS(0)
+	}
+	return a.gradeDoc(doc, roles, nparts)
+}
+
+// gradeDoc grades a parsed document, reading a simple body in nparts pieces.
+func (a *Answers) gradeDoc(doc csvDoc, roles []int, nparts int) Result {
 	ncols := len(doc.header)
 	var ws []*worker
 	if doc.simple {
-		nparts := 1
-		if len(doc.body) >= parallelMinBytes {
-			nparts = runtime.GOMAXPROCS(0)
-		}
 		parts := splitParts(doc.body, nparts)
 		ws = make([]*worker, len(parts))
 		var wg sync.WaitGroup
@@ -337,8 +342,10 @@ func (w *worker) row(fields [][]byte, ai int32) bool {
 		w.vals = append(w.vals, w.cur...)
 		return true
 	}
-	k := a.k
-	truth := a.nums[int(ai)*k : int(ai)*k+k]
+	var truth []float64 // log_loss keeps classes, not numbers
+	if a.metric.name != "log_loss" {
+		truth = a.nums[int(ai)*a.k : int(ai)*a.k+a.k]
+	}
 	switch a.metric.name {
 	case "log_loss":
 		if math.Abs(rowSum-1) > rowSumTolerance {
