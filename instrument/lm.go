@@ -183,6 +183,7 @@ func (l *lmInstrumenter) ask(ctx context.Context, code string) (string, error) {
 		return "", fmt.Errorf("encoding request: %w", err)
 	}
 	var lastErr error
+	attempts := 0
 	for attempt := 0; attempt <= l.cfg.Retries; attempt++ {
 		if attempt > 0 {
 			wait := time.Duration(250<<min(attempt-1, 6)) * time.Millisecond
@@ -197,6 +198,7 @@ func (l *lmInstrumenter) ask(ctx context.Context, code string) (string, error) {
 			}
 		}
 		var reply string
+		attempts++
 		reply, lastErr = l.post(ctx, body)
 		if lastErr == nil {
 			return extractCode(reply, code)
@@ -206,8 +208,8 @@ func (l *lmInstrumenter) ask(ctx context.Context, code string) (string, error) {
 			break
 		}
 	}
-	if l.cfg.Retries > 0 {
-		return "", fmt.Errorf("after %d attempts: %w", l.cfg.Retries+1, lastErr)
+	if attempts > 1 {
+		return "", fmt.Errorf("after %d attempts: %w", attempts, lastErr)
 	}
 	return "", lastErr
 }
