@@ -2,6 +2,7 @@ package choicenet
 
 import (
 	"bytes"
+	"encoding/gob"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -104,6 +105,43 @@ func TestLoadRejectsBadInput(t *testing.T) {
 			}
 			if after := m.LogProbs(Context{Features: []float64{1, 2}}, []Step{{0, 3, 1}}, 1)[0]; after != before || m.Config() != mustNew(t, tinyConfig()).Config() {
 				t.Errorf("failed Load changed the net")
+			}
+		})
+	}
+}
+
+func TestLoadRejectsWrongShapes(t *testing.T) {
+	n := mustNew(t, tinyConfig())
+	tests := []struct {
+		name   string
+		mutate func(*snapshot)
+		want   string
+	}{
+		{"short weight tensor", func(s *snapshot) { s.Params[pW2] = s.Params[pW2][:4] }, "w2 has 4 values"},
+		{"missing Adam tensors", func(s *snapshot) { s.AdamV = s.AdamV[:3] }, "3 adam v tensors"},
+		{"invalid config", func(s *snapshot) { s.Config.MaxOptions = 0 }, "MaxOptions"},
+		{"negative version", func(s *snapshot) { s.Version = -1 }, "negative version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := snapshot{Config: n.cfg, Version: 2, AdamT: 5}
+			for i := range numParams {
+				s.Params = append(s.Params, append([]float64(nil), n.params[i]...))
+				s.AdamM = append(s.AdamM, append([]float64(nil), n.adamM[i]...))
+				s.AdamV = append(s.AdamV, append([]float64(nil), n.adamV[i]...))
+			}
+			tt.mutate(&s)
+			var buf bytes.Buffer
+			buf.WriteString(saveMagic)
+			if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+				t.Fatal(err)
+			}
+			m := mustNew(t, tinyConfig())
+			if err := m.Load(&buf); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Load error = %v, want one mentioning %q", err, tt.want)
+			}
+			if m.Version() != 0 {
+				t.Errorf("failed Load changed the version to %d", m.Version())
 			}
 		})
 	}
