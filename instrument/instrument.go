@@ -29,9 +29,10 @@
 // its code objects and globals could find it and write forged markers. The
 // policy never sees instrumented code, the nonce, the marker function's name or
 // the fd protocol, so it would have to stumble on generic self-reading code that
-// also speaks an undocumented protocol; and the reward for it is at most 0.7 on
-// a scale where any valid submission pays more. Runs are recorded with their
-// code, so such a program is easy to find afterwards (grep for __file__, fd 3).
+// also speaks an undocumented protocol; and all it could gain is 0.7 of reward
+// (seven stages at 0.1) on a program that fails anyway, since a valid
+// submission is paid its score and stages do not count. Runs are recorded with
+// their code, so such a program is easy to find afterwards (__file__, fd 3).
 //
 // # Line numbers
 //

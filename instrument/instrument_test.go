@@ -283,3 +283,27 @@ func TestNoneRunsUnchanged(t *testing.T) {
 		t.Errorf("stages %q, want empty non-nil", got)
 	}
 }
+
+// TestSealedRunsWithoutFD3: markers never break a program, even when fd 3 is
+// closed (a sandbox tier without the pipe, or a person running the file).
+func TestSealedRunsWithoutFD3(t *testing.T) {
+	needPython(t)
+	code := "import sys\nx = open('data/train.csv').read()\nprint(len(x) > 0)\n"
+	p, err := Prepare(context.Background(), NewAST(""), code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Points != 2 {
+		t.Fatalf("points %d, want 2:\n%s", p.Points, p.Code)
+	}
+	dir := workdir(t)
+	if err := os.WriteFile(filepath.Join(dir, "solution.py"), []byte(p.Code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(DefaultPython, "solution.py")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "True" {
+		t.Fatalf("without fd 3: %v\n%s", err, out)
+	}
+}
