@@ -195,5 +195,7 @@ func divPow10(mant uint64, e uint) (float64, bool) {
 			exp2++
 		}
 	}
-	return math.Ldexp(float64(q), exp2), true
+	// q is in [2^52, 2^53) and the value q·2^exp2 is at least 1e-19, far
+	// from subnormal, so the bits can be assembled directly.
+	return math.Float64frombits(uint64(exp2+52+1023)<<52 | q&(1<<52-1)), true
 }
