@@ -66,7 +66,9 @@ func (r *Runner) Run(ctx context.Context, p *Prepared, job Job) (Result, error) 
 	res.DurationS = out.Duration.Seconds()
 	res.PeakMemoryBytes = out.PeakMemoryBytes
 	res.Isolation = string(out.Isolation)
-	res.Output = string(out.Output)
+	// Tracebacks name the sealed program's lines; map them back to the lines
+	// the policy wrote, since improve prompts show this output to the policy.
+	res.Output = prog.MapOutput(string(out.Output), sandbox.ProgramName)
 	res.Stages = prog.Stages(out.Markers)
 	if res.Stages == nil {
 		res.Stages = []string{}

@@ -50,6 +50,10 @@ import (
 )
 
 // Level names the isolation a run had.
+// ProgramName is the file name the program's tracebacks show (bootstrap.py
+// compiles the source under this name; it is never a file on disk).
+const ProgramName = "solution.py"
+
 type Level string
 
 // Isolation levels, best first.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
-	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/report"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/runfolder"
@@ -112,10 +111,6 @@ func (rc runConfig) check() error {
 	switch {
 	case len(rc.Tasks) == 0:
 		return usageErrorf("train: --task is required")
-	case rc.Policy == "llm":
-		return usageErrorf("train: --policy llm is not available in this build yet; use --policy recipe")
-	case rc.Policy != "recipe":
-		return usageErrorf("train: --policy: unknown policy %q (want recipe)", rc.Policy)
 	case rc.Budget <= 0:
 		return usageErrorf("train: --budget must be positive")
 	case rc.Workers < 1:
@@ -145,9 +140,9 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	if err != nil {
 		return err
 	}
-	pol, err := recipe.NewPolicy(tasks, rc.Seed)
+	pol, err := newPolicy(ctx, rc, tasks)
 	if err != nil {
-		return errUsage{err}
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	names := make([]string, len(tasks))
@@ -179,17 +174,17 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	}
 	defer folder.Close()
 
-	pool, err := episode.NewPool(runner, prepared, rc.Workers)
+	env, err := newEnv(ctx, rc, runner, prepared)
 	if err != nil {
-		return errUsage{err}
+		return err
 	}
-	defer pool.Close()
+	defer env.Close()
 	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, run folder %s\n",
 		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), dir)
 
-	prog := newProgress(stderr, rc.Budget, pool)
+	prog := newProgress(stderr, rc.Budget, env)
 	stopTicker := prog.tick(ctx, 15*time.Second)
-	sum, err := rl.Run(ctx, cfg, pool, pol, tasks, prog.wrap(folder))
+	sum, err := rl.Run(ctx, cfg, env, pol, tasks, prog.wrap(folder))
 	stopTicker()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -214,7 +209,7 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 type progress struct {
 	w      io.Writer
 	budget time.Duration
-	pool   *episode.Pool
+	env    trainEnv
 	start  time.Time
 
 	mu       sync.Mutex
@@ -223,8 +218,8 @@ type progress struct {
 	best     *float64
 }
 
-func newProgress(w io.Writer, budget time.Duration, pool *episode.Pool) *progress {
-	return &progress{w: w, budget: budget, pool: pool, start: time.Now()}
+func newProgress(w io.Writer, budget time.Duration, env trainEnv) *progress {
+	return &progress{w: w, budget: budget, env: env, start: time.Now()}
 }
 
 func (p *progress) line() {
@@ -233,7 +228,7 @@ func (p *progress) line() {
 		best = fmt.Sprintf("%.4g", *p.best)
 	}
 	fmt.Fprintf(p.w, "[%s/%s] episodes %d, updates %d, running %d, best score %s\n",
-		time.Since(p.start).Round(time.Second), p.budget, p.episodes, p.updates, p.pool.Busy(), best)
+		time.Since(p.start).Round(time.Second), p.budget, p.episodes, p.updates, p.env.Busy(), best)
 }
 
 func (p *progress) tick(ctx context.Context, every time.Duration) (stop func()) {

@@ -163,6 +163,9 @@ const netFile = "recipe-net.bin"
 
 // Save writes the net (weights, optimiser state, version) into dir.
 func (p *Policy) Save(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("recipe policy: save: %w", err)
+	}
 	tmp, err := os.CreateTemp(dir, netFile+".tmp*")
 	if err != nil {
 		return fmt.Errorf("recipe policy: save: %w", err)
