@@ -135,6 +135,37 @@ func benchGrade1M(b *testing.B, metric string, k int) {
 	}
 }
 
+// BenchmarkGradeQuoted1M grades the auc file with every id quoted, as R's
+// write.csv writes them: the sequential quoted-field reader's cost.
+func BenchmarkGradeQuoted1M(b *testing.B) {
+	dir := b.TempDir()
+	bf := writeBenchFiles(b, dir, "auc", 1_000_000, 1)
+	raw, err := os.ReadFile(bf.submission)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var q []byte
+	for _, line := range strings.SplitAfter(string(raw), "\n") {
+		if i := strings.IndexByte(line, ','); i > 0 {
+			q = append(append(append(append(q, '"'), line[:i]...), '"'), line[i:]...)
+		}
+	}
+	qpath := filepath.Join(dir, "quoted.csv")
+	if err := os.WriteFile(qpath, q, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	a, err := LoadAnswersFile(bf.spec, bf.answers)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(q)))
+	for b.Loop() {
+		if r := a.GradeFile(qpath); !r.Valid {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
 // BenchmarkGrade1M grades a 1,000,000-row shuffled submission, file reading
 // and CSV parsing included; the answers are loaded once, as the trainer does.
 func BenchmarkGrade1M(b *testing.B) {

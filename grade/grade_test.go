@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -356,3 +357,36 @@ func TestParallelErrorsAreDeterministic(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestConcurrentGrades: one Answers serves many graders at once (the trainer
+// grades episodes in parallel); run with -race.
+func TestConcurrentGrades(t *testing.T) {
+	a := loadFixture(t, "auc")
+	subs := []struct {
+		sub   string
+		valid bool
+	}{
+		{"id,y\na,0.1\nb,0.9\nc,0.8\n", true},
+		{"id,y\nc,0.2\na,0.2\nb,0.7\n", true},
+		{"id,y\na,0.1\nb,0.9\n", false},
+		{"\"id\",y\r\na,0\r\nb,1\r\nc,1\r\n", true},
+	}
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				s := subs[(g+i)%len(subs)]
+				if r := a.Grade(strings.NewReader(s.sub)); r.Valid != s.valid {
+					done <- fmt.Errorf("%q: %+v", s.sub, r)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
