@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -69,4 +70,22 @@ func TestParseNumberMatchesStrconv(t *testing.T) {
 		check(mid)
 		check(strconv.FormatFloat((f+next)/2, 'f', 19, 64))
 	}
+}
+
+// FuzzParseNumber: every number parseNumber accepts is exactly what strconv
+// (correctly rounded) reads from the same text.
+func FuzzParseNumber(f *testing.F) {
+	for _, s := range []string{"0.1", "1e5", " -2.5 ", "0.30000000000000004", "9007199254740993.0", "1.#IND", "nan"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, st := parseNumber([]byte(s))
+		if st != numOK {
+			return
+		}
+		want, err := strconv.ParseFloat(strings.Trim(s, " \t"), 64)
+		if err != nil || got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Fatalf("parseNumber(%q) = %v; strconv %v, %v", s, got, want, err)
+		}
+	})
 }
