@@ -146,9 +146,9 @@ func (r *renderer) program(pl *Plan) string {
 	r.blank()
 	r.line(0, "# Score on rows the model has seen: optimistic, but shows whether it learned anything.")
 	r.line(0, "seen = np.random.RandomState(0).permutation(len(X))[:2000]")
-	r.line(0, "X_seen, y_seen = X.iloc[seen], y[seen]")
-	r.predict(0, "X_seen", "seen_pred")
-	r.line(0, "train_score = %s", r.metricExpr("y_seen", "seen_pred"))
+	r.line(0, "X_train_sample, y_train_sample = X.iloc[seen], y[seen]")
+	r.predict(0, "X_train_sample", "train_sample_pred")
+	r.line(0, "train_score = %s", r.metricExpr("y_train_sample", "train_sample_pred"))
 	r.line(0, `print(f"training %s: {train_score:.5f}")`, p.Metric)
 	r.blank()
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -74,10 +75,19 @@ func runProgram(t testing.TB, p *Profile, code string, limit time.Duration) runR
 	return res
 }
 
+// lastLine is the Python exception line of a failed run ("ValueError: ..."),
+// else the last line: native libraries (xgboost) print backtraces after it.
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if exceptionLine.MatchString(lines[i]) {
+			return strings.TrimSpace(lines[i])
+		}
+	}
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+var exceptionLine = regexp.MustCompile(`^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b:?`)
 
 func (r runResult) String() string {
 	if r.Valid {
