@@ -25,6 +25,11 @@ commands:
   train --task T --out DIR [--budget DUR] [--workers N] [--batch B] [--duration-aware=BOOL] [--seed S]
   train --resume DIR [--budget DUR]
                                asynchronous duration-aware RL with the built-in policy
+  train --policy llm --llm-url URL --llm-model NAME [--llm-concurrency N] [--llm-timeout DUR] [--max-tokens N]
+        [--instrument lm --instrumenter-url URL --instrumenter-model NAME] ...
+                               the same loop with a language model behind an OpenAI-compatible server
+                               (API key from $MLERL_API_KEY); writes DIR/rollouts.jsonl for an external trainer
+  train ... --no-learn         prompting baseline: same loop and rewards, no updates, improve the best so far
   suite build [--out DIR] [--verify]  rebuild the suite from Debian packages and check its checksums
   bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table FILE]
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)

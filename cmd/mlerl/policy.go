@@ -2,24 +2,99 @@ package main
 
 import (
 	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/mlerl/mlerl/policy/llm"
 	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/task"
 )
 
-// newPolicy makes the policy a run's config names.
-func newPolicy(ctx context.Context, rc runConfig, tasks []*task.Task) (rl.Policy, error) {
+// policyFlags are train's flags for the language-model policy and the
+// prompting baseline; they are kept in runConfig so --resume reuses them.
+type policyFlags struct {
+	url         string
+	model       string
+	concurrency int
+	timeout     time.Duration
+	maxTokens   int
+	noLearn     bool
+}
+
+func (f *policyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.url, "llm-url", "", "OpenAI-compatible base URL of the policy model (--policy llm), e.g. http://localhost:8000/v1; API key from $MLERL_API_KEY")
+	fs.StringVar(&f.model, "llm-model", "", "model name of the policy (--policy llm)")
+	fs.IntVar(&f.concurrency, "llm-concurrency", 4, "most requests to the policy's server at once")
+	fs.DurationVar(&f.timeout, "llm-timeout", 10*time.Minute, "limit on one request to the policy's server (retried on expiry)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 1024, "response limit of the policy model in tokens (the paper: 1024)")
+	fs.BoolVar(&f.noLearn, "no-learn", false, "prompting baseline: the same loop, tasks and rewards with no policy updates; improve prompts always improve the best solution so far")
+}
+
+func (f *policyFlags) apply(rc *runConfig) {
+	rc.LLMURL, rc.LLMModel, rc.LLMConcurrency, rc.LLMTimeout, rc.MaxTokens, rc.NoLearn =
+		f.url, f.model, f.concurrency, f.timeout, f.maxTokens, f.noLearn
+}
+
+// rolloutsFile is written by the llm policy into the run folder (CONTRACT.md §3).
+const rolloutsFile = "rollouts.jsonl"
+
+// newPolicy makes the policy a run's config names; dir is the run folder.
+func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task) (rl.Policy, error) {
 	switch rc.Policy {
 	case "recipe":
+		if rc.LLMURL != "" || rc.LLMModel != "" {
+			return nil, usageErrorf("train: --llm-url and --llm-model need --policy llm")
+		}
 		pol, err := recipe.NewPolicy(tasks, rc.Seed)
 		if err != nil {
 			return nil, errUsage{err}
 		}
+		if rc.NoLearn {
+			return frozen{pol}, nil
+		}
 		return pol, nil
 	case "llm":
-		return nil, usageErrorf("train: --policy llm is not available in this build yet; use --policy recipe")
+		switch {
+		case rc.LLMURL == "" || rc.LLMModel == "":
+			return nil, usageErrorf("train: --policy llm needs --llm-url and --llm-model")
+		case rc.LLMConcurrency < 1:
+			return nil, usageErrorf("train: --llm-concurrency must be at least 1")
+		case rc.LLMTimeout <= 0:
+			return nil, usageErrorf("train: --llm-timeout must be positive")
+		case rc.MaxTokens < 1:
+			return nil, usageErrorf("train: --max-tokens must be at least 1")
+		}
+		pol, err := llm.New(llm.Config{
+			URL: rc.LLMURL, Model: rc.LLMModel, APIKey: os.Getenv("MLERL_API_KEY"),
+			MaxTokens: rc.MaxTokens, Concurrency: rc.LLMConcurrency, Timeout: rc.LLMTimeout,
+			Rollouts: filepath.Join(dir, rolloutsFile), NoLearn: rc.NoLearn, TimeLimit: rc.Timeout,
+		}, tasks)
+		if err != nil {
+			return nil, errUsage{err}
+		}
+		return pol, nil
 	default:
 		return nil, usageErrorf("train: --policy: unknown policy %q (want recipe or llm)", rc.Policy)
 	}
+}
+
+// policySink lets a policy that records per-episode data of its own (the llm
+// policy's rollouts.jsonl needs each episode's execution time) see the
+// episodes before the run folder writes them.
+func policySink(pol rl.Policy, s rl.Sink) rl.Sink {
+	if w, ok := pol.(interface{ Sink(rl.Sink) rl.Sink }); ok {
+		return w.Sink(s)
+	}
+	return s
+}
+
+// frozen is a policy that samples but never learns: the recipe policy's
+// prompting-only baseline (--no-learn).
+type frozen struct{ rl.Policy }
+
+func (f frozen) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStats, error) {
+	return rl.UpdateStats{NewVersion: f.Version()}, ctx.Err()
 }

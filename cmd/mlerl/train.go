@@ -36,6 +36,17 @@ type runConfig struct {
 	Timeout       time.Duration `json:"timeout_ns"`
 	Memory        int64         `json:"memory_bytes"`
 	Isolation     string        `json:"isolation"`
+
+	// The language-model policy and its frozen instrumenter (policy.go).
+	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
+	InstrumenterModel string        `json:"instrumenter_model,omitempty"`
+	LLMURL            string        `json:"llm_url,omitempty"`
+	LLMModel          string        `json:"llm_model,omitempty"`
+	LLMConcurrency    int           `json:"llm_concurrency,omitempty"`
+	LLMTimeout        time.Duration `json:"llm_timeout_ns,omitempty"`
+	MaxTokens         int           `json:"max_tokens,omitempty"`
+	// NoLearn is the prompting baseline: the same loop without policy updates.
+	NoLearn bool `json:"no_learn,omitempty"`
 }
 
 const runConfigFile = "run.json"
@@ -46,7 +57,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	taskArg := fs.String("task", "", "suite name(s) or task folder(s), comma-separated: one policy is trained across them")
 	out := fs.String("out", "", "run folder to create")
 	resume := fs.String("resume", "", "continue the run in this folder from its last checkpoint")
-	policy := fs.String("policy", "recipe", "the policy: recipe (built in)")
+	policy := fs.String("policy", "recipe", "the policy: recipe (built in) or llm (an OpenAI-compatible server)")
+	var pf policyFlags
+	pf.register(fs)
 	budget := fs.Duration("budget", 4*time.Minute, "wall-clock budget of the run (summed over resumes)")
 	workers := fs.Int("workers", runtime.NumCPU(), "local executor slots")
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (the paper's 128 needs far more executors than a laptop)")
@@ -82,6 +95,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			rc.Budget = *budget
 		}
 		ef.instrument, ef.timeout, ef.memory, ef.isolation = rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation
+		ef.instrumenterURL, ef.instrumenterModel = rc.InstrumenterURL, rc.InstrumenterModel
 	case *out == "":
 		return exitStatus(stderr, usageErrorf("train: --out DIR is required (or --resume DIR)"))
 	default:
@@ -89,7 +103,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
 			DurationAware: *durAware, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
 			Memory: ef.memory, Isolation: ef.isolation,
+			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel,
 		}
+		pf.apply(&rc)
 	}
 	if err := rc.check(); err != nil {
 		return exitStatus(stderr, err)
@@ -140,7 +156,7 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	if err != nil {
 		return err
 	}
-	pol, err := newPolicy(ctx, rc, tasks)
+	pol, err := newPolicy(ctx, rc, dir, tasks)
 	if err != nil {
 		return err
 	}
@@ -153,6 +169,9 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 
 	cfg := rl.DefaultConfig()
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
+	if rc.NoLearn {
+		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
+	}
 	var folder *runfolder.Folder
 	if resuming {
 		var ck *rl.Checkpoint
@@ -184,7 +203,7 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 
 	prog := newProgress(stderr, rc.Budget, env)
 	stopTicker := prog.tick(ctx, 15*time.Second)
-	sum, err := rl.Run(ctx, cfg, env, pol, tasks, prog.wrap(folder))
+	sum, err := rl.Run(ctx, cfg, env, pol, tasks, policySink(pol, prog.wrap(folder)))
 	stopTicker()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
