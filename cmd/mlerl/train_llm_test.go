@@ -257,6 +257,35 @@ func TestTrainLLM(t *testing.T) {
 		t.Errorf("improve prompts %d, instrumenter requests %d, Authorization headers %v", improves, instrum, auth)
 	}
 
+	t.Run("resume", func(t *testing.T) {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), []string{"train", "--resume", dir, "--budget", "16s"}, io.Discard, &stderr); code != 0 {
+			t.Fatalf("train --resume exit %d:\n%s", code, stderr.String())
+		}
+		eps, _, _ := runfolder.ReadJSONL[episodeLine](filepath.Join(dir, "episodes.jsonl"))
+		rolls2, _, err := runfolder.ReadJSONL[llm.Rollout](filepath.Join(dir, rolloutsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := map[string]bool{}
+		for _, e := range eps {
+			if e.Advantage != nil && !e.Dropped {
+				used[e.Episode] = true
+			}
+		}
+		seen := map[string]bool{}
+		for _, r := range rolls2 {
+			if seen[r.Episode] || !used[r.Episode] {
+				t.Errorf("rollout for episode %q: twice %v, used in an update %v", r.Episode, seen[r.Episode], used[r.Episode])
+			}
+			seen[r.Episode] = true
+		}
+		if len(rolls2) <= len(rolls) || len(rolls2) != len(used) {
+			t.Errorf("after resume: %d rollouts (%d before), %d episodes used", len(rolls2), len(rolls), len(used))
+		}
+		t.Logf("after resume: %d rollouts, one per used episode", len(rolls2))
+	})
+
 	t.Run("no-learn", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "run")
 		var stderr bytes.Buffer
