@@ -1,7 +1,6 @@
 package episode
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -40,64 +39,19 @@ type Runner struct {
 	Limits sandbox.Limits
 }
 
-// Run executes one job. The error is for infrastructure failures only (the
-// sandbox could not start); a program that fails is a Result with its reward.
+// Run executes one job: Execute, then Grade with the runner's reward. The
+// error is for infrastructure failures only (the sandbox could not start); a
+// program that fails is a Result with its reward.
 func (r *Runner) Run(ctx context.Context, p *Prepared, job Job) (Result, error) {
-	res := Result{
-		Episode: job.ID, Task: p.Task.Name, Kind: job.Kind, PolicyVersion: job.PolicyVersion,
-		Stages: []string{}, Isolation: string(r.Sandbox.Level()),
-	}
-	prog, err := instrument.Prepare(ctx, r.Instrumenter, job.Code)
+	job.Task = p.Task.Name
+	ex, err := r.Execute(ctx, p.Task.PublicDir(), job)
 	if err != nil {
-		return res, fmt.Errorf("episode %s: instrumenting: %w", job.ID, err)
+		return Result{
+			Episode: job.ID, Task: p.Task.Name, Kind: job.Kind, PolicyVersion: job.PolicyVersion,
+			Stages: []string{}, Isolation: ex.Isolation, Instrumentation: ex.Instrumentation,
+		}, err
 	}
-	res.Instrumentation = prog.Method
-	out, err := r.Sandbox.Run(ctx, sandbox.Spec{
-		Program: []byte(prog.Code),
-		DataDir: p.Task.PublicDir(),
-		Collect: []string{SubmissionFile},
-		Limits:  r.Limits,
-	})
-	if err != nil {
-		return res, fmt.Errorf("episode %s: %w", job.ID, err)
-	}
-	res.ExitCode = out.ExitCode
-	res.TimedOut = out.TimedOut
-	res.DurationS = out.Duration.Seconds()
-	res.PeakMemoryBytes = out.PeakMemoryBytes
-	res.Isolation = string(out.Isolation)
-	// Tracebacks name the sealed program's lines; map them back to the lines
-	// the policy wrote, since improve prompts show this output to the policy.
-	res.Output = prog.MapOutput(string(out.Output), sandbox.ProgramName)
-	res.Stages = prog.Stages(out.Markers)
-	if res.Stages == nil {
-		res.Stages = []string{}
-	}
-
-	sub, wrote := out.Files[SubmissionFile]
-	switch {
-	case out.TimedOut:
-		// A program that overran its budget is not graded even if it left a
-		// file behind: otherwise writing early and looping forever would pay.
-		res.Error = fmt.Sprintf("timed out after %.0fs", res.DurationS)
-	case !wrote:
-		res.Error = "no " + SubmissionFile + " written" + exitNote(out)
-	default:
-		g := p.Answers.Grade(bytes.NewReader(sub))
-		res.Valid, res.Error = g.Valid, g.Error
-		if g.Valid {
-			res.Score = g.Score
-			res.Submission = sub
-		} else {
-			res.Error = "invalid submission: " + g.Error
-		}
-	}
-	score := 0.0
-	if res.Score != nil {
-		score = *res.Score
-	}
-	res.Reward = r.reward().Of(res.Valid, score, p.Task.LowerIsBetter(), len(res.Stages))
-	return res, nil
+	return Grade(p, ex, r.reward()), nil
 }
 
 func (r *Runner) reward() Reward {

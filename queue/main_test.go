@@ -1,0 +1,18 @@
+package queue
+
+import (
+	"os"
+	"testing"
+
+	"github.com/mlerl/mlerl/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	// The sandbox re-executes this binary as its supervisor (landlock tier);
+	// the process tests re-execute it as a worker.
+	sandbox.Reexec()
+	if os.Getenv(workerEnv) != "" {
+		os.Exit(workerMain())
+	}
+	os.Exit(m.Run())
+}
