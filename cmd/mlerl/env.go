@@ -2,9 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/queue"
 	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/rl/runfolder"
 )
 
 // trainEnv is the environment train drives: the learner's Env, plus what the
@@ -15,11 +26,137 @@ type trainEnv interface {
 	Close()
 }
 
-// newEnv makes the executors of a run: local slots running sandboxed episodes.
-func newEnv(ctx context.Context, rc runConfig, runner *episode.Runner, tasks []*episode.Prepared) (trainEnv, error) {
-	pool, err := episode.NewPool(runner, tasks, rc.Workers)
-	if err != nil {
-		return nil, errUsage{err}
+// queueFlags say where train's job queue lives. They are not part of the run's
+// settings (run.json): a resumed run may be served from another address.
+type queueFlags struct {
+	listen  string
+	natsURL string
+	ackWait time.Duration
+}
+
+func (q *queueFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&q.listen, "listen", "", "expose the run's job queue (embedded NATS) at host:port so `mlerl worker --nats` can join from other machines")
+	fs.StringVar(&q.natsURL, "nats", "", "use the external NATS server (JetStream enabled) at this URL instead of embedding one")
+	fs.DurationVar(&q.ackWait, "ack-wait", 30*time.Second, "a job whose worker stops heartbeating is redelivered after this long")
+}
+
+func (q *queueFlags) check(workers int) error {
+	switch {
+	case q.listen != "" && q.natsURL != "":
+		return usageErrorf("train: --listen embeds a NATS server, --nats uses an external one: give one of them")
+	case workers == 0 && q.listen == "" && q.natsURL == "":
+		return usageErrorf("train: --workers 0 runs no local executors: give --listen or --nats so workers can join")
+	case q.ackWait <= 0:
+		return usageErrorf("train: --ack-wait must be positive")
 	}
-	return pool, nil
+	return nil
+}
+
+// queueEnv is the broker, the trainer's side of the queue and the local
+// executor slots, which are plain workers of the same queue.
+type queueEnv struct {
+	*queue.Env
+	broker     *queue.Broker
+	stopLocal  context.CancelFunc
+	localDone  sync.WaitGroup
+	closeOnce  sync.Once
+	localSlots int
+}
+
+// newEnv makes the executors of a run: every execution is a job on the run's
+// queue (embedded in this process unless --nats names a server), served by
+// rc.Workers local slots and by any `mlerl worker` that joins.
+func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resuming bool, runner *episode.Runner, tasks []*episode.Prepared, stderr io.Writer) (trainEnv, error) {
+	if err := qf.check(rc.Workers); err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var b *queue.Broker
+	var err error
+	if qf.natsURL != "" {
+		b, err = queue.Dial(ctx, qf.natsURL, queue.DialConfig{Name: "mlerl-train", GiveUp: 30 * time.Second, Log: log})
+	} else {
+		b, err = queue.Embed(ctx, queue.EmbedConfig{StoreDir: filepath.Join(dir, "nats"), Listen: qf.listen, Log: log})
+	}
+	if err != nil {
+		return nil, err
+	}
+	setup, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := b.Setup(setup, queue.SetupConfig{AckWait: qf.ackWait, Fresh: !resuming}); err != nil {
+		b.Close()
+		return nil, err
+	}
+	env, err := queue.NewEnv(setup, b, queue.EnvConfig{Tasks: tasks, Reward: runner.Reward, Log: log})
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	q := &queueEnv{Env: env, broker: b, localSlots: rc.Workers}
+	if b.URL() != "" {
+		fmt.Fprintf(stderr, "mlerl: job queue at %s; add executors with: mlerl worker --nats %s\n", b.URL(), b.URL())
+	}
+	lctx, stop := context.WithCancel(context.Background())
+	q.stopLocal = stop
+	if rc.Workers > 0 {
+		data := queue.LocalData{}
+		for _, p := range tasks {
+			data[p.Task.Name] = p.Task.PublicDir()
+		}
+		w := &queue.Worker{Exec: runner, Slots: rc.Workers, Data: data, ID: "train-local", Log: log}
+		q.localDone.Go(func() {
+			if err := w.Run(lctx, b); err != nil {
+				log.Error("local executors stopped", "err", err)
+			}
+		})
+	}
+	need := max(rc.Workers, 1)
+	err = env.WaitSlots(ctx, need, func(have int) {
+		fmt.Fprintf(stderr, "mlerl: waiting for executors: %d of %d slots present (join with: mlerl worker --nats %s)\n", have, need, b.URL())
+	})
+	if err != nil {
+		q.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// Close stops the local slots (their running episodes are handed back to the
+// queue), the trainer's consumers and the broker.
+func (q *queueEnv) Close() {
+	q.closeOnce.Do(func() {
+		q.stopLocal()
+		q.localDone.Wait()
+		q.Env.Close()
+		q.broker.Close()
+	})
+}
+
+// addQueueStats adds the broker's counts to the run's summary.json: jobs
+// JetStream redelivered after a worker died count as redelivered, next to the
+// learner's re-dispatches after a resume. The counts cover this process.
+func addQueueStats(dir string, env trainEnv) error {
+	q, ok := env.(*queueEnv)
+	if !ok {
+		return nil
+	}
+	path := filepath.Join(dir, runfolder.SummaryFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return fmt.Errorf("summary: %s: %w", path, err)
+	}
+	st := q.Stats()
+	if r, ok := sum["redelivered"].(float64); ok {
+		sum["redelivered"] = int(r) + st.Redelivered
+	}
+	sum["broker"] = st
+	out, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	return runfolder.WriteFileAtomic(path, append(out, '\n'))
 }

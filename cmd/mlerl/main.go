@@ -25,6 +25,10 @@ commands:
   train --task T --out DIR [--budget DUR] [--workers N] [--batch B] [--duration-aware=BOOL] [--seed S]
   train --resume DIR [--budget DUR]
                                asynchronous duration-aware RL with the built-in policy
+  train ... [--listen ADDR | --nats URL] [--workers 0]
+                               expose the run's job queue (or use an external NATS) for remote workers
+  worker --nats URL [--slots N]
+                               run episodes for a train on another process or machine
   train --policy llm --llm-url URL --llm-model NAME [--llm-concurrency N] [--llm-timeout DUR] [--max-tokens N]
         [--instrument lm --instrumenter-url URL --instrumenter-model NAME] ...
                                the same loop with a language model behind an OpenAI-compatible server
@@ -43,12 +47,13 @@ Run "mlerl COMMAND -h" for a command's flags.
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
-	"tasks": runTasks,
-	"grade": runGrade,
-	"exec":  runExec,
-	"train": runTrain,
-	"suite": runSuite,
-	"bench": runBench,
+	"tasks":  runTasks,
+	"grade":  runGrade,
+	"exec":   runExec,
+	"train":  runTrain,
+	"suite":  runSuite,
+	"bench":  runBench,
+	"worker": runWorker,
 }
 
 func main() {

@@ -67,6 +67,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	seed := fs.Uint64("seed", 1, "random seed")
 	var ef envFlags
 	ef.register(fs)
+	var qf queueFlags
+	qf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -110,7 +112,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := rc.check(); err != nil {
 		return exitStatus(stderr, err)
 	}
-	return exitStatus(stderr, train(ctx, rc, dir, *resume != "", &ef, stdout, stderr))
+	return exitStatus(stderr, train(ctx, rc, dir, *resume != "", &ef, &qf, stdout, stderr))
 }
 
 func splitList(s string) []string {
@@ -129,15 +131,15 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --task is required")
 	case rc.Budget <= 0:
 		return usageErrorf("train: --budget must be positive")
-	case rc.Workers < 1:
-		return usageErrorf("train: --workers must be at least 1")
+	case rc.Workers < 0:
+		return usageErrorf("train: --workers must not be negative (0: only remote workers)")
 	case rc.Batch < 1:
 		return usageErrorf("train: --batch must be at least 1")
 	}
 	return nil
 }
 
-func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *envFlags, stdout, stderr io.Writer) error {
+func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *envFlags, qf *queueFlags, stdout, stderr io.Writer) error {
 	var tasks []*task.Task
 	var prepared []*episode.Prepared
 	for _, name := range rc.Tasks {
@@ -193,7 +195,7 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	}
 	defer folder.Close()
 
-	env, err := newEnv(ctx, rc, runner, prepared)
+	env, err := newEnv(ctx, rc, qf, dir, resuming, runner, prepared, stderr)
 	if err != nil {
 		return err
 	}
@@ -209,6 +211,9 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted; continue with: mlerl train --resume %s", dir)
 		}
+		return err
+	}
+	if err := addQueueStats(dir, env); err != nil {
 		return err
 	}
 	if err := report.Write(dir); err != nil {
