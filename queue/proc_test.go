@@ -134,7 +134,7 @@ func (p *proc) waitStarted(t *testing.T, want string) {
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Logf("worker: %s", strings.TrimRight(string(b), "\n"))
+	w.t.Logf("child: %s", strings.TrimRight(string(b), "\n"))
 	return len(b), nil
 }
 

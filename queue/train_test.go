@@ -1,0 +1,190 @@
+package queue
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildMLERL builds the mlerl command into a temporary folder.
+func buildMLERL(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "mlerl")
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mlerl/mlerl/cmd/mlerl").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func lines(t *testing.T, path string) [][]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+}
+
+// The train process SIGKILLed in the middle of a run with a remote worker;
+// `train --resume` continues against the same worker. No episode is lost or
+// counted twice: every id ever dispatched is either one line of
+// episodes.jsonl or in the final checkpoint's in-flight list, never both.
+func TestTrainKilledAndResumed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mlerl and trains for about half a minute")
+	}
+	bin := buildMLERL(t)
+	addr := freePort(t)
+	url := "nats://" + addr
+	dir := filepath.Join(t.TempDir(), "run")
+	fix, _ := filepath.Abs(filepath.Join("testdata", "tiny-auc"))
+
+	worker := exec.Command(bin, "worker", "--nats", url, "--slots", "2", "--cache", t.TempDir(), "--connect-timeout", "2m", "--timeout", "1m")
+	worker.Stderr = testWriter{t}
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = worker.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = worker.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = worker.Process.Kill()
+			<-done
+		}
+	})
+
+	train := exec.Command(bin, "train", "--task", fix, "--out", dir, "--budget", "30s", "--workers", "0",
+		"--listen", addr, "--batch", "2", "--ack-wait", "2s")
+	train.Stderr = testWriter{t}
+	if err := train.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once a few checkpoints exist, mid-run: jobs are in flight and
+	// jobs dispatched after the last checkpoint will get their ids reused.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		b, _ := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+		if bytes.Count(b, []byte("\n")) >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = train.Process.Kill()
+			t.Fatal("train wrote no 3 updates in 2 minutes")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := train.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = train.Wait()
+	before := readState(t, dir)
+	t.Logf("killed at checkpoint: next job %d, %d in flight, %d completed", before.NextJob, len(before.InFlight), before.Counters.Completed)
+
+	resume := exec.Command(bin, "train", "--resume", dir, "--budget", "20s", "--listen", addr)
+	var stderr bytes.Buffer
+	resume.Stderr = &stderr
+	if err := resume.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr.String())
+	}
+	t.Logf("resume:\n%s", stderr.String())
+
+	var sum struct {
+		Dispatched, Completed, Redelivered, Lost, Duplicates int
+		Broker                                               Stats
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	after := readState(t, dir)
+	seen := map[string]bool{}
+	for _, l := range lines(t, filepath.Join(dir, "episodes.jsonl")) {
+		var ep struct{ Episode string }
+		if err := json.Unmarshal(l, &ep); err != nil {
+			t.Fatal(err)
+		}
+		if seen[ep.Episode] {
+			t.Errorf("episode %s recorded twice", ep.Episode)
+		}
+		seen[ep.Episode] = true
+	}
+	for _, j := range after.InFlight {
+		if seen[j.ID] {
+			t.Errorf("episode %s both completed and in flight", j.ID)
+		}
+		seen[j.ID] = true
+	}
+	for i := range after.NextJob {
+		if id := fmt.Sprintf("run-%d", i); !seen[id] {
+			t.Errorf("episode %s lost: neither completed nor in flight", id)
+		}
+	}
+	if int64(len(seen)) != after.NextJob {
+		t.Errorf("%d episodes accounted for, %d dispatched ids", len(seen), after.NextJob)
+	}
+	if sum.Completed != len(seen)-len(after.InFlight) || sum.Dispatched != sum.Completed+sum.Lost || sum.Lost != len(after.InFlight) {
+		t.Errorf("summary %+v: completed+lost must equal dispatched and match the files", sum)
+	}
+	if sum.Completed <= before.Counters.Completed {
+		t.Errorf("resume completed nothing: %d then %d", before.Counters.Completed, sum.Completed)
+	}
+	if sum.Redelivered < len(before.InFlight) {
+		t.Errorf("redelivered %d < %d jobs in flight at the checkpoint", sum.Redelivered, len(before.InFlight))
+	}
+	t.Logf("summary %+v", sum)
+}
+
+type ckState struct {
+	NextJob  int64 `json:"next_job"`
+	InFlight []struct {
+		ID string `json:"id"`
+	} `json:"in_flight"`
+	Counters struct {
+		Completed int `json:"completed"`
+	} `json:"counters"`
+}
+
+func readState(t *testing.T, dir string) ckState {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "checkpoint", "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Checkpoint ckState `json:"checkpoint"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Checkpoint
+}
+
