@@ -187,4 +187,3 @@ func readState(t *testing.T, dir string) ckState {
 	}
 	return s.Checkpoint
 }
-
