@@ -71,7 +71,7 @@ type proc struct {
 	done    chan struct{}
 }
 
-func startProc(t *testing.T, url string, slots, repeat int) *proc {
+func startProc(t testing.TB, url string, slots, repeat int) *proc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), workerEnv+"="+url, workerSlotsEnv+"="+strconv.Itoa(slots),
@@ -131,7 +131,7 @@ func (p *proc) waitStarted(t *testing.T, want string) {
 	}
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Logf("child: %s", strings.TrimRight(string(b), "\n"))
