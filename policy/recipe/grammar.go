@@ -218,6 +218,10 @@ type Walker struct {
 // parent never made, such as a new model family's hyperparameters, are asked).
 func NewWalker(p *Profile, parent *Plan) *Walker {
 	w := &Walker{p: p, pos: 1, chosen: choices{}}
+	if p == nil {
+		w.done = true // nothing to decide without a task; Next reports the (empty) plan complete
+		return w
+	}
 	if parent != nil {
 		w.parent = choices{}
 		for _, c := range parent.Choices {
@@ -236,7 +240,7 @@ func (w *Walker) Next() (Decision, bool) {
 	if w.done {
 		return Decision{}, false
 	}
-	if w.parent != nil && w.part == "" {
+	if w.parent != nil && w.part == "" && !w.done {
 		d := w.decision(0, w.improveParts())
 		w.pending = &d
 		return d, true
@@ -453,6 +457,9 @@ var defaultPrefs = map[string][]string{
 
 // Default is a sensible quick plan for p.
 func Default(p *Profile) *Plan {
+	if p == nil {
+		return &Plan{}
+	}
 	prefs := map[string][]string{}
 	for k, v := range defaultPrefs {
 		prefs[k] = v

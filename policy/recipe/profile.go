@@ -443,6 +443,9 @@ func (a *asciiWatch) Read(b []byte) (int, error) {
 
 // Kinds returns the names of the feature columns of a kind, in file order.
 func (p *Profile) Kinds(k ColumnKind) []string {
+	if p == nil {
+		return nil
+	}
 	var out []string
 	for _, c := range p.Columns {
 		if c.Kind == k {
@@ -454,16 +457,16 @@ func (p *Profile) Kinds(k ColumnKind) []string {
 
 // HasText, HasImages and HasCategorical mask the grammar's options.
 func (p *Profile) HasText() bool        { return len(p.Kinds(KindText)) > 0 }
-func (p *Profile) HasImages() bool      { return p.ImagesByID || len(p.Kinds(KindImage)) > 0 }
+func (p *Profile) HasImages() bool      { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
 func (p *Profile) HasCategorical() bool { return len(p.Kinds(KindCategorical)) > 0 }
 
 // IsClassification says the model predicts labels or class probabilities.
 func (p *Profile) IsClassification() bool {
-	return p.TargetKind == Binary || p.TargetKind == Multiclass
+	return p != nil && (p.TargetKind == Binary || p.TargetKind == Multiclass)
 }
 
 // NeedsProba says the submission holds probabilities (auc, log_loss).
-func (p *Profile) NeedsProba() bool { return p.Metric == "auc" || p.Metric == "log_loss" }
+func (p *Profile) NeedsProba() bool { return p != nil && (p.Metric == "auc" || p.Metric == "log_loss") }
 
 // FeatureNames documents Features(), index by index.
 var FeatureNames = []string{
@@ -502,6 +505,9 @@ var NumFeatures = len(FeatureNames)
 // on; each entry is roughly in [0,1]. FeatureNames documents them.
 func (p *Profile) Features() []float64 {
 	f := make([]float64, NumFeatures)
+	if p == nil {
+		return f
+	}
 	var feat, num, cat, txt, withMissing, integer float64
 	var textLen, textCols float64
 	for _, c := range p.Columns {

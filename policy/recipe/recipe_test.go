@@ -111,6 +111,18 @@ func TestProfileRejectsBadTasks(t *testing.T) {
 	if _, err := NewProfile(nil); err == nil {
 		t.Fatal("nil task: no error")
 	}
+	// Hand-made or nil profiles give errors or empty plans, never a panic.
+	if _, ok := NewWalker(nil, nil).Next(); ok {
+		t.Error("walker on a nil profile asks a decision")
+	}
+	if err := NewWalker(nil, nil).Choose(0); err == nil {
+		t.Error("walker on a nil profile accepts a choice")
+	}
+	for _, p := range []*Profile{nil, {}, {Name: "x", Metric: "auc"}} {
+		if _, err := Render(p, Default(p)); err == nil {
+			t.Errorf("Render on profile %+v: no error", p)
+		}
+	}
 }
 
 // walk takes the options named in want (by value) and the first option otherwise.
@@ -294,6 +306,28 @@ func TestWalkerStepsAndErrors(t *testing.T) {
 	}
 }
 
+func TestDescribe(t *testing.T) {
+	p := mustProfile(t, "testdata/tiny-reviews")
+	pl := withChoices(t, p, map[string]string{"read.loader": "semicolon", "model.family": "xgboost",
+		"xgb.n_estimators": "400", "xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8",
+		"ensemble": "average", "ensemble.second": "knn", "validation": "cv5"})
+	want := "Read the CSV files with ';' as the separator and train on all training rows. " +
+		"Use the numeric columns (imputing missing values with the median), turn text into TF-IDF word unigrams and bigrams (at most 20000 features) and standardise the features. " +
+		"Train an XGBoost model (n estimators 400, learning rate 0.1, max depth 6, subsample 0.8). " +
+		"Average its predictions with those of a k-nearest-neighbours model. " +
+		"Print a 5-fold cross-validated score, then refit on all rows and write submission.csv."
+	if got := pl.Describe(); got != want {
+		t.Errorf("Describe:\n got %s\nwant %s", got, want)
+	}
+	code, err := Render(p, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(code, "with ';' as the separator") {
+		t.Errorf("docstring mangles the description:\n%s", code[:600])
+	}
+}
+
 func TestPlanJSONKeyAndValidate(t *testing.T) {
 	p := mustProfile(t, "testdata/tiny-reviews")
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -315,7 +349,7 @@ func TestPlanJSONKeyAndValidate(t *testing.T) {
 			t.Fatalf("random plan invalid: %v", err)
 		}
 		keys[pl.Key()] = true
-		if d := pl.Describe(); strings.Count(d, ". ") < 2 || len(d) > 900 {
+		if d := pl.Describe(); strings.Count(d, ". ") < 2 || strings.Count(d, ". ") > 4 || len(d) > 900 {
 			t.Errorf("description is not 3-5 sentences: %q", d)
 		}
 	}

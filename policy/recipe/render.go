@@ -13,8 +13,8 @@ import (
 // pd.read_csv(...), estimator = XGBClassifier(...), model.fit(X, y), proba =
 // model.predict_proba(X_test)) so the AST instrumenter can find them.
 func Render(p *Profile, pl *Plan) (string, error) {
-	if p == nil {
-		return "", fmt.Errorf("recipe: render: nil profile")
+	if p == nil || len(p.TrainTargets) == 0 || p.IDColumn == "" || p.TargetKind == "" {
+		return "", fmt.Errorf("recipe: render: profile without id column, targets or target kind (use NewProfile)")
 	}
 	if err := pl.Validate(p); err != nil {
 		return "", fmt.Errorf("recipe: render %s: %w", p.Name, err)
@@ -182,16 +182,16 @@ func (r *renderer) docstring(pl *Plan) string {
 	fmt.Fprintf(&b, "\"\"\"Solution for task %s (metric: %s, %s).\n\n", r.p.Name, r.p.Metric, better)
 	b.WriteString(wrap(pl.describe(), 88))
 	b.WriteString("\n\nPlan key: ")
-	b.WriteString(wrap(pl.Key(), 88))
+	b.WriteString(wrap(strings.ReplaceAll(pl.Key(), ";", "; "), 88))
 	b.WriteString("\n\"\"\"\n")
 	return b.String()
 }
 
-// wrap breaks text into lines of at most width characters at spaces or ';'.
+// wrap breaks text into lines of at most width characters at spaces.
 func wrap(s string, width int) string {
 	var lines []string
 	var cur strings.Builder
-	for _, w := range strings.Fields(strings.ReplaceAll(s, ";", "; ")) {
+	for _, w := range strings.Fields(s) {
 		if cur.Len() > 0 && cur.Len()+1+len(w) > width {
 			lines = append(lines, cur.String())
 			cur.Reset()
@@ -822,7 +822,7 @@ func joinClauses(f []string) string {
 }
 
 func article(w string) string {
-	if w != "" && strings.ContainsRune("aeiouAEIOUX", rune(w[0])) && !strings.HasPrefix(w, "XGB") {
+	if w != "" && strings.ContainsRune("aeiouAEIOUX", rune(w[0])) { // "an XGBoost": said "ex"
 		return "an"
 	}
 	return "a"
