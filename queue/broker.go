@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"regexp"
 	"strconv"
 	"time"
@@ -158,10 +159,12 @@ func Embed(ctx context.Context, cfg EmbedConfig) (*Broker, error) {
 }
 
 // advertised is the host workers should dial: the listen host, or this
-// machine's loopback when listening on every interface (the caller knows
-// its own public name better than we do).
+// machine's name when listening on every interface.
 func advertised(host string, addr *net.TCPAddr) string {
 	if host == "" || host == "0.0.0.0" || host == "::" {
+		if name, err := os.Hostname(); err == nil && name != "" {
+			return name
+		}
 		return "127.0.0.1"
 	}
 	return addr.IP.String()

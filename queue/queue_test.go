@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,6 +51,14 @@ func (f *fakeExec) Execute(ctx context.Context, dir string, job episode.Job) (ep
 	ex := episode.Execution{Episode: job.ID, Task: job.Task, Kind: job.Kind, PolicyVersion: job.PolicyVersion,
 		Stages: []string{"imported packages"}, Isolation: "fake", DurationS: 0.5, Output: "ran " + job.ID}
 	code := job.Code
+	if rest, ok := strings.CutPrefix(code, "sleep;"); ok {
+		select {
+		case <-time.After(4 * time.Second):
+		case <-ctx.Done():
+			return ex, ctx.Err()
+		}
+		code = rest
+	}
 	if rest, ok := strings.CutPrefix(code, "gate;"); ok {
 		select {
 		case <-f.release:
@@ -378,5 +387,25 @@ func TestTaskDataCachedByChecksum(t *testing.T) {
 	}
 	if _, err := c.Dir(ctx, "tiny-auc", "../../etc"); err == nil {
 		t.Error("a bad checksum was accepted as a path")
+	}
+}
+
+// A job that runs longer than AckWait is heartbeated (InProgress) and stays
+// with its worker: it is delivered once and run once.
+func TestLongJobHeartbeatPreventsRedelivery(t *testing.T) {
+	p := fixture(t)
+	b := inProcess(t, "", SetupConfig{AckWait: 1500 * time.Millisecond})
+	e := newEnv(t, b, p)
+	var runs atomic.Int32
+	w := &Worker{Exec: &fakeExec{}, Slots: 2, Data: LocalData{"tiny-auc": p.Task.PublicDir()},
+		Started: func(string, uint64) { runs.Add(1) }}
+	startWorker(t, b, w)
+	submit(t, e, job("hb-0", "sleep;sub:"+perfect)) // 4 s, over twice AckWait
+	got := collect(t, e, 1)
+	if r := got["hb-0"]; !r.Valid {
+		t.Errorf("%+v", r)
+	}
+	if s := e.Stats(); runs.Load() != 1 || s.Redelivered != 0 || s.Results != 1 {
+		t.Errorf("%d runs, stats %+v: the job was redelivered while its worker was alive", runs.Load(), s)
 	}
 }
