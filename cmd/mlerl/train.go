@@ -112,6 +112,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := rc.check(); err != nil {
 		return exitStatus(stderr, err)
 	}
+	if err := qf.check(rc.Workers); err != nil {
+		return exitStatus(stderr, err)
+	}
 	return exitStatus(stderr, train(ctx, rc, dir, *resume != "", &ef, &qf, stdout, stderr))
 }
 
