@@ -89,14 +89,20 @@ var familyHyper = map[string][]string{
 	"naive_bayes":       {"nb.variant"},
 }
 
-func familyAllowed(p *Profile, fam string) bool {
+func familyAllowed(p *Profile, c choices, fam string) bool {
 	switch fam {
 	case "logistic", "naive_bayes":
-		return p.IsClassification()
+		return classifies(p, c)
 	case "linear":
-		return !p.IsClassification()
+		return !classifies(p, c)
 	}
 	return true
+}
+
+// classifies says the plan predicts classes: a classification task, unless an
+// ordinal (qwk) target is learned as a number.
+func classifies(p *Profile, c choices) bool {
+	return p.IsClassification() && c["target.ordinal"] != "regression"
 }
 
 func typed(c choices) bool          { return c["features.columns"] == "typed" }
@@ -132,7 +138,7 @@ var grammar = []spec{
 		applies: func(p *Profile, _ choices) bool { return !p.IsClassification() }},
 	// The model.
 	{name: "model.family", part: PartModel, options: familyOptions, applies: always,
-		allowed: func(p *Profile, _ choices, o string) bool { return familyAllowed(p, o) }},
+		allowed: func(p *Profile, c choices, o string) bool { return familyAllowed(p, c, o) }},
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
 		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput }},
 	// Hyperparameters, asked only for the chosen family.
@@ -166,7 +172,28 @@ var grammar = []spec{
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
 		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() }},
+	// Added after the first release, so appended here (IDs stay stable) but
+	// asked just before the model family, which it masks: see askOrder.
+	{name: "target.ordinal", part: PartModel, options: []string{"classes", "regression"},
+		applies: func(p *Profile, _ choices) bool { return p.OrdinalIntegers() }},
 }
+
+// askOrder is the order the walker asks decisions in (indexes into grammar);
+// it differs from grammar's order only where a later-added decision must come
+// earlier.
+var askOrder = func() []int {
+	var order []int
+	for i, s := range grammar {
+		switch s.name {
+		case improveDecision, "target.ordinal":
+			continue
+		case "model.family":
+			order = append(order, slices.IndexFunc(grammar, func(s spec) bool { return s.name == "target.ordinal" }))
+		}
+		order = append(order, i)
+	}
+	return order
+}()
 
 // DecisionNames are the grammar's decisions; a Decision's ID indexes it.
 var DecisionNames = func() []string {
@@ -204,7 +231,7 @@ type Walker struct {
 	p       *Profile
 	parent  choices // nil for a plan from scratch
 	part    string  // improve: the part being re-decided; "" until chosen
-	pos     int     // next grammar index to consider
+	pos     int     // next askOrder index to consider
 	chosen  choices
 	plan    []Choice
 	steps   []Step
@@ -217,7 +244,7 @@ type Walker struct {
 // decided again and everything else is copied from the parent (decisions the
 // parent never made, such as a new model family's hyperparameters, are asked).
 func NewWalker(p *Profile, parent *Plan) *Walker {
-	w := &Walker{p: p, pos: 1, chosen: choices{}}
+	w := &Walker{p: p, chosen: choices{}}
 	if p == nil {
 		w.done = true // nothing to decide without a task; Next reports the (empty) plan complete
 		return w
@@ -245,8 +272,9 @@ func (w *Walker) Next() (Decision, bool) {
 		w.pending = &d
 		return d, true
 	}
-	for ; w.pos < len(grammar); w.pos++ {
-		s := grammar[w.pos]
+	for ; w.pos < len(askOrder); w.pos++ {
+		id := askOrder[w.pos]
+		s := grammar[id]
 		if !s.applies(w.p, w.chosen) {
 			continue
 		}
@@ -269,7 +297,7 @@ func (w *Walker) Next() (Decision, bool) {
 			w.set(s.name, opts[0])
 			continue
 		}
-		d := w.decision(w.pos, opts)
+		d := w.decision(id, opts)
 		w.pending = &d
 		return d, true
 	}
@@ -491,4 +519,21 @@ func Default(p *Profile) *Plan {
 		_ = w.Choose(i)
 	}
 	return w.Plan()
+}
+
+// ParseKey is the inverse of Key: it rebuilds a plan from its key (validate it
+// against a profile before use).
+func ParseKey(key string) (*Plan, error) {
+	pl := &Plan{}
+	if key == "" {
+		return pl, nil
+	}
+	for _, part := range strings.Split(key, ";") {
+		name, value, ok := strings.Cut(part, "=")
+		if !ok || name == "" || value == "" {
+			return nil, fmt.Errorf("recipe: plan key part %q is not name=value", part)
+		}
+		pl.Choices = append(pl.Choices, Choice{Name: name, Value: value})
+	}
+	return pl, nil
 }

@@ -28,6 +28,9 @@ var namedPlans = []struct {
 		"xgb.learning_rate": "0.03", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
 	{"random forest 600", map[string]string{"model.family": "random_forest", "forest.n_estimators": "600", "forest.max_depth": "none", "validation": "none"}},
 	{"svm rbf", map[string]string{"model.family": "svm_rbf", "svm.C": "10", "features.scaling": "standard", "validation": "none"}},
+	{"ordinal as regression, default model", map[string]string{"target.ordinal": "regression"}},
+	{"ordinal as regression, xgboost 400", map[string]string{"target.ordinal": "regression", "model.family": "xgboost",
+		"xgb.n_estimators": "400", "xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
 	{"logistic C=10, char tf-idf on text", map[string]string{"features.text": "tfidf_char", "features.text_max": "200000", "model.family": "logistic",
 		"logistic.C": "10", "logistic.max_iter": "1000", "validation": "none"}},
 }

@@ -460,6 +460,20 @@ func (p *Profile) HasText() bool        { return len(p.Kinds(KindText)) > 0 }
 func (p *Profile) HasImages() bool      { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
 func (p *Profile) HasCategorical() bool { return len(p.Kinds(KindCategorical)) > 0 }
 
+// OrdinalIntegers says the target is ordered integer classes scored by qwk, so
+// it can also be learned as a number and rounded.
+func (p *Profile) OrdinalIntegers() bool {
+	if p == nil || p.Metric != "qwk" || len(p.Classes) < 2 {
+		return false
+	}
+	for _, c := range p.Classes {
+		if _, err := strconv.Atoi(c); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // IsClassification says the model predicts labels or class probabilities.
 func (p *Profile) IsClassification() bool {
 	return p != nil && (p.TargetKind == Binary || p.TargetKind == Multiclass)

@@ -348,6 +348,9 @@ func TestPlanJSONKeyAndValidate(t *testing.T) {
 		if err := back.Validate(p); err != nil {
 			t.Fatalf("random plan invalid: %v", err)
 		}
+		if parsed, err := ParseKey(pl.Key()); err != nil || parsed.Key() != pl.Key() {
+			t.Fatalf("ParseKey(Key()) = %v, %v; want %s", parsed, err, pl.Key())
+		}
 		keys[pl.Key()] = true
 		if d := pl.Describe(); strings.Count(d, ". ") < 2 || strings.Count(d, ". ") > 4 || len(d) > 900 {
 			t.Errorf("description is not 3-5 sentences: %q", d)
@@ -368,6 +371,11 @@ func TestPlanJSONKeyAndValidate(t *testing.T) {
 			pl.Choices = append(pl.Choices, Choice{"features.text", "hashing"})
 			return pl
 		}()},
+	}
+	for _, key := range []string{"read.loader", "read.loader=default;;", "=x"} {
+		if _, err := ParseKey(key); err == nil {
+			t.Errorf("ParseKey(%q): no error", key)
+		}
 	}
 	churn := mustProfile(t, "testdata/tiny-churn")
 	for _, tc := range bad {
@@ -524,4 +532,41 @@ func withChoices(t *testing.T, p *Profile, choose map[string]string) *Plan {
 		}
 	}
 	return w.Plan()
+}
+
+// TestOrdinalAsRegression learns qwk's ordered integer classes as a number on
+// the suite's hpc-job-class: the decision comes before the model family and
+// masks classifiers, and the rounded predictions grade as valid labels.
+func TestOrdinalAsRegression(t *testing.T) {
+	dir := "../../suite/tasks/hpc-job-class"
+	if _, err := os.Stat(filepath.Join(dir, "task.yaml")); err != nil {
+		t.Skip("suite task hpc-job-class not in this checkout")
+	}
+	p := mustProfile(t, dir)
+	if !p.OrdinalIntegers() {
+		t.Fatalf("classes %v not seen as ordinal integers", p.Classes)
+	}
+	plan, asked := walk(t, p, nil, map[string]string{"target.ordinal": "regression", "model.family": "xgboost",
+		"xgb.n_estimators": "100", "validation": "holdout"})
+	got := names(asked)
+	if i, j := slices.Index(got, "target.ordinal"), slices.Index(got, "model.family"); i < 0 || j != i+1 {
+		t.Fatalf("target.ordinal not asked right before model.family: %v", got)
+	}
+	for _, d := range asked {
+		if d.Name == "model.family" && (slices.Contains(d.Options, "logistic") || !slices.Contains(d.Options, "linear")) {
+			t.Fatalf("ordinal regression offers families %v", d.Options)
+		}
+	}
+	if _, asked := walk(t, mustProfile(t, "testdata/tiny-digits"), nil, nil); slices.Contains(names(asked), "target.ordinal") {
+		t.Fatal("target.ordinal asked on an accuracy task")
+	}
+	code, err := Render(p, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runProgram(t, p, code, 2*time.Minute)
+	if !r.Valid || r.Score < 0.5 {
+		t.Fatalf("ordinal regression: %s\n%s", r, r.Output)
+	}
+	t.Logf("hpc-job-class, xgboost 100 rounds as ordinal regression: %s", r)
 }

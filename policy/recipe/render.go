@@ -23,11 +23,15 @@ func Render(p *Profile, pl *Plan) (string, error) {
 	for _, ch := range pl.Choices {
 		r.c[ch.Name] = ch.Value
 	}
+	r.cls = classifies(p, r.c)
+	r.ordReg = p.IsClassification() && !r.cls
 	return r.program(pl), nil
 }
 
 type renderer struct {
 	p       *Profile
+	cls     bool // the plan predicts classes (see classifies)
+	ordReg  bool // an ordinal target learned as a number and rounded
 	c       choices
 	imports map[string]map[string]bool // module -> names; "" -> plain "import x"
 	body    []string
@@ -61,7 +65,7 @@ func pyList(ss []string) string {
 
 func (r *renderer) program(pl *Plan) string {
 	p, c := r.p, r.c
-	cls := p.IsClassification()
+	cls := r.cls
 	multi := p.TargetKind == MultiOutput
 	r.use("", "numpy as np")
 	r.use("", "pandas as pd")
@@ -116,6 +120,11 @@ func (r *renderer) program(pl *Plan) string {
 		if p.Metric == "auc" {
 			r.line(0, "positive = class_names.index(%s)  # the class whose probability is submitted", py(p.PositiveClass))
 		}
+	} else if r.ordReg {
+		r.line(0, "# The classes are ordered whole numbers: learn them as a number and round the predictions.")
+		r.line(0, "target_values = train[TARGET].to_numpy(dtype=float)")
+		r.line(0, "y = target_values")
+		r.line(0, "label_min, label_max = target_values.min(), target_values.max()")
 	} else {
 		tv := "train[TARGET].to_numpy(dtype=float)"
 		if multi {
@@ -454,7 +463,7 @@ var families = map[string]family{
 
 // estimator renders a constructor call for a family with hyperparameters hp.
 func (r *renderer) estimator(fam string, hp choices) string {
-	cls := r.p.IsClassification()
+	cls := r.cls
 	f := families[fam]
 	name, mod := f.regressor, f.regressorMod
 	if cls {
@@ -518,7 +527,7 @@ var secondHyper = choices{
 func (r *renderer) secondFamily() string {
 	fam := r.c["ensemble.second"]
 	if fam == "linear" {
-		if r.p.IsClassification() {
+		if r.cls {
 			return "logistic"
 		}
 		return "ridge"
@@ -572,7 +581,7 @@ func (r *renderer) model() {
 // needsProba says predictions are made through predict_proba: probability
 // metrics, and averaging two classifiers.
 func (r *renderer) needsProba() bool {
-	return r.p.IsClassification() && (r.p.NeedsProba() || r.ensemble())
+	return r.cls && (r.p.NeedsProba() || r.ensemble())
 }
 
 // predict writes the statements that turn fitted model(s) and features xVar
@@ -580,7 +589,7 @@ func (r *renderer) needsProba() bool {
 // probability, a full probability matrix, or target values).
 func (r *renderer) predict(indent int, xVar, out string) {
 	p := r.p
-	if p.IsClassification() {
+	if r.cls {
 		if r.needsProba() {
 			mat := out + "_proba"
 			r.line(indent, "proba = model.predict_proba(%s)", xVar)
@@ -618,6 +627,9 @@ func (r *renderer) predict(indent int, xVar, out string) {
 	if p.Metric == "rmsle" || p.Metric == "mean_column_rmsle" {
 		r.line(indent, "%s = np.clip(%s, 0, None)  # the metric takes log(1 + prediction)", out, out)
 	}
+	if r.ordReg {
+		r.line(indent, "%s = np.clip(np.rint(%s), label_min, label_max).astype(int)", out, out)
+	}
 }
 
 // metricExpr is the task's metric on encoded truth yVar and prediction out.
@@ -638,6 +650,9 @@ func (r *renderer) metricExpr(yVar, out string) string {
 		return fmt.Sprintf("accuracy_score(%s, %s)", yVar, out)
 	case "qwk":
 		r.use("sklearn.metrics", "cohen_kappa_score")
+		if r.ordReg {
+			return fmt.Sprintf(`cohen_kappa_score(%s.astype(int), %s, weights="quadratic")`, yVar, out)
+		}
 		// Kappa on the original labels: the encoded order is string order.
 		return fmt.Sprintf(`cohen_kappa_score(label_encoder.classes_[%s].astype(float), label_encoder.classes_[%s].astype(float), weights="quadratic")`, yVar, out)
 	case "rmse":
@@ -678,7 +693,7 @@ func (r *renderer) validation() {
 		r.blank()
 	case "cv5":
 		split := "KFold"
-		if r.p.IsClassification() {
+		if r.cls {
 			split = "StratifiedKFold"
 		}
 		r.use("sklearn.model_selection", split)
@@ -709,7 +724,7 @@ func (r *renderer) submission() {
 		r.line(0, "# One probability column per class, in the sample submission's order.")
 		r.line(0, "for column in sample_submission.columns[1:]:")
 		r.line(1, "submission[column] = test_pred[:, class_names.index(column)] if column in class_names else 0.0")
-	case p.Metric == "auc":
+	case p.Metric == "auc", r.ordReg:
 		r.line(0, "submission[sample_submission.columns[1]] = test_pred")
 	case p.IsClassification():
 		r.line(0, "submission[sample_submission.columns[1]] = label_encoder.inverse_transform(test_pred)")
@@ -790,6 +805,9 @@ func (pl *Plan) describe() string {
 	}
 	if c["target.transform"] == "log1p" {
 		m += ", on log(1 + target)"
+	}
+	if c["target.ordinal"] == "regression" {
+		m += ", as a regression on the class number with rounded predictions"
 	}
 	s = append(s, m+".")
 	if c["ensemble"] == "average" {
