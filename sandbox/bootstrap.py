@@ -1,11 +1,68 @@
-# Runs first inside every sandboxed interpreter (python3 -s -c BOOTSTRAP DATA NPROC FSIZE UID)
+# Runs first inside every sandboxed interpreter
+# (python3 -S -c BOOTSTRAP DATA NPROC FSIZE UID INIT PATHS)
 # with fd 0 the program source, fd 3 the marker pipe and fd 4 the started pipe.
 # It lowers the resource limits before any untrusted code runs, then reads the
 # program from stdin and executes it as __main__. The source never touches the
 # working directory, so the program cannot read back the instrumenter's nonce
 # from a file; tracebacks still show source lines because the excepthook puts the
 # text in linecache under the name "solution.py".
+#
+# The interpreter runs with -S: the site module (and the .pth files it executes)
+# costs about as much as the rest of start-up. PATHS is the sys.path the host's
+# interpreter computed with site, found once when the sandbox was made.
 import sys
+
+
+def _mlerl_init():
+    # Under bwrap this interpreter is pid 1 of the sandbox's pid namespace
+    # (bwrap --as-pid-1): it forks the program and reaps it, and every orphan
+    # the program leaves. bwrap waits for pid 1 and the host waits for bwrap,
+    # so the kernel's rusage of the host's wait covers the program's whole
+    # tree: peak memory is measured outside anything the program can write.
+    # This process stays as it was started (root with CAP_SETUID when the
+    # host is root), so the program, under another uid, cannot signal or
+    # trace it; it runs no untrusted code.
+    import os
+
+    pid = os.fork()
+    if pid == 0:
+        return
+    # A same-uid program (no root on the host) could otherwise interrupt
+    # the wait and lose its rusage; _signal spares signal.py's enum import.
+    import _signal
+
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    # Our copies of the program's pipes would keep them open past its end.
+    for fd in (0, 3, 4):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    status = None
+    while status is None:
+        try:
+            got, st = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(125)
+        if got == pid:
+            status = st
+    # The program is over: kill what it left behind and reap it here. The
+    # kernel would kill it too when pid 1 exits, but would reap it without
+    # accounting, and its memory would go missing from the peak. kill(-1)
+    # from pid 1 reaches every process of this namespace and nothing outside
+    # it; repeating it after each reap catches children forked meanwhile.
+    while True:
+        try:
+            os.kill(-1, 9)
+        except OSError:
+            pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+    # A signal cannot be re-raised on pid 1; bwrap reports 128+n either way.
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
 
 
 def _mlerl_boot(g):
@@ -42,6 +99,16 @@ def _mlerl_boot(g):
         except (ValueError, OSError) as e:
             sys.stderr.write("sandbox: setrlimit(%d, %d): %s\n" % (which, want, e))
             sys.exit(125)
+    # What site would have done that programs rely on: the package folders,
+    # and the exit/quit/help builtins (scripts call exit()).
+    if sys.argv[6]:
+        sys.path[1:] = sys.argv[6].split(":")
+    import builtins
+    import _sitebuiltins
+
+    builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+    builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+    builtins.help = _sitebuiltins._Helper()
     # Tell the host the interpreter is up and the limits hold: from here on a
     # failure is the program's, not the sandbox's.
     try:
@@ -56,7 +123,7 @@ def _mlerl_boot(g):
     sys.excepthook = lambda kind, value, tb: hook(kind, value, tb, src)
     sys.argv[:] = ["solution.py"]
     code = compile(src, "solution.py", "exec", dont_inherit=True)
-    del g["_mlerl_boot"]
+    del g["_mlerl_boot"], g["_mlerl_init"]
     exec(code, g)
 
 
@@ -74,4 +141,6 @@ def _mlerl_excepthook(kind, value, tb, src):
     traceback.print_exception(kind, value, tb)
 
 
+if sys.argv[5] == "1":
+    _mlerl_init()
 _mlerl_boot(globals())

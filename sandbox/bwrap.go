@@ -46,7 +46,10 @@ func (s *Sandbox) prepareBwrap() error {
 	} else {
 		a = []string{"--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"}
 	}
-	a = append(a, "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr")
+	// --as-pid-1: the bootstrap is the pid namespace's init and reaps the
+	// program itself, in place of bwrap's own init, which bwrap never waits
+	// for: that hid the program's rusage from the host (peak memory).
+	a = append(a, "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr")
 	// Mirror the host's top-level library and binary folders: links on a
 	// merged-/usr system, binds otherwise.
 	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
@@ -144,6 +147,8 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	if res.Signal == "" && res.ExitCode > 128 && res.ExitCode < 128+65 {
 		res.Signal = signalName(syscall.Signal(res.ExitCode - 128))
 	}
+	// bwrap waited for the bootstrap (pid 1), which waited for the program
+	// and reaped its orphans: the kernel folded their peak RSS into this.
 	res.PeakMemoryBytes = maxRSS(cmd.ProcessState)
 	if !p.up.Load() && !res.TimedOut && ctx.Err() == nil {
 		// bwrap itself failed before the program ran (bad mount, no userns).

@@ -359,3 +359,50 @@ func tail(b []byte) []byte {
 	}
 	return b
 }
+
+// The task folder may sit under a directory only root can traverse (the
+// suite is extracted under /root/.cache, /root being 0700). Running as root,
+// every tier must still show the program its public files, and still keep
+// private/ next to them unreadable.
+func TestDataUnderClosedDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the closed directory must be closed to the run's uid")
+	}
+	closed := t.TempDir()
+	if err := os.Chmod(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	td := taskDir{
+		public:  filepath.Join(closed, "task", "public"),
+		private: filepath.Join(closed, "task", "private"),
+		secret:  fmt.Sprintf("SECRET-ANSWER-%d", time.Now().UnixNano()),
+	}
+	td.answers = filepath.Join(td.private, "answers.csv")
+	for _, d := range []string{td.public, td.private} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(td.public, "train.csv"), []byte("id,x\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(td.answers, []byte("id,y\n1,"+td.secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := append([]byte("print(open('data/train.csv').read().strip())\n"), hostile(t, "private.py")...)
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			res := mustRun(t, sb, Spec{Program: prog, DataDir: td.public,
+				Env: []string{"HOST_PRIVATE_FILE=" + td.answers, "HOST_PUBLIC_DIR=" + td.public}})
+			if !bytes.HasPrefix(res.Output, []byte("id,x\n1,2\n")) {
+				t.Errorf("public data not readable:\n%s", tail(res.Output))
+			}
+			if bytes.Contains(res.Output, []byte(td.secret)) {
+				t.Errorf("private answers read:\n%s", res.Output)
+			}
+			if !bytes.Contains(res.Output, []byte("denied /proc/1/root")) {
+				t.Errorf("program did not run its attempts:\n%s", tail(res.Output))
+			}
+		})
+	}
+}

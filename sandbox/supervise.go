@@ -246,27 +246,46 @@ func supervise(arg string) int {
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	sigchld := make(chan os.Signal, 1)
+	signal.Notify(sigchld, syscall.SIGCHLD)
 
 	// Pdeathsig is bound to the thread that forks; keep this goroutine on one
 	// thread for the whole run.
 	runtime.LockOSThread()
-	rules, _ := json.Marshal(cfg.Rules)
-	self, err := os.Executable()
-	if err != nil {
-		return report(superStatus{Err: fmt.Sprintf("own executable: %v", err)})
-	}
 	var cmd *exec.Cmd
 	var selfFile *os.File
-	if cfg.Restrict {
+	switch {
+	case cfg.Restrict && cfg.UID >= 0:
+		// As root the supervisor restricts itself and starts python
+		// directly under the run's uid: one re-exec of this binary instead
+		// of two. The ruleset is populated now, while we may still open
+		// every rule's path (the run's uid may be unable to reach the data
+		// folder, e.g. under /root), and the uid is dropped in the child
+		// between fork and exec. Sharing the program's Landlock domain is
+		// safe here because the program runs under another uid: it can
+		// neither signal nor trace the supervisor.
+		if err := restrict(cfg.Rules); err != nil {
+			return report(superStatus{Err: fmt.Sprintf("restrict: %v", err)})
+		}
+		cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	case cfg.Restrict:
+		// Without root the program would share our uid; in our Landlock
+		// domain it could signal or trace us (and escape the tree kill), so
+		// a separate exec stage nests a domain of its own below ours.
 		// The exec stage is this binary again, run under the program's uid,
 		// which may not be allowed to reach its path (a go build cache, a
 		// home directory); executing it through a descriptor we opened
 		// needs only its execute bit.
+		self, err := os.Executable()
+		if err != nil {
+			return report(superStatus{Err: fmt.Sprintf("own executable: %v", err)})
+		}
 		if selfFile, err = os.Open(self); err != nil {
 			return report(superStatus{Err: fmt.Sprintf("open own executable: %v", err)})
 		}
+		rules, _ := json.Marshal(cfg.Rules)
 		cmd = exec.Command(fmt.Sprintf("/proc/self/fd/%d", selfFD), execArg, string(rules))
-	} else {
+	default:
 		cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	}
 	cmd.Env = cfg.Env
@@ -293,60 +312,58 @@ func supervise(arg string) int {
 	}
 	mainPID := cmd.Process.Pid
 
-	// killed is closed once the deadline passed or we were told to stop;
-	// from then on every descendant is killed on sight.
-	timedOut := make(chan struct{})
-	killed := make(chan struct{})
-	go func() {
-		t := time.NewTimer(cfg.Timeout)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			close(timedOut)
-		case <-stop:
-		}
-		close(killed)
-		killDescendants()
-	}()
-
+	// Every kill happens on this goroutine, which is locked to the thread
+	// that forked the program. go-landlock restricts each thread with its
+	// own landlock_restrict_self, so each thread of ours is a separate
+	// domain; with signal scoping only the forking thread's domain (the
+	// program's) may signal the program. The loop sleeps on SIGCHLD, the
+	// deadline and stop requests, and reaps with WNOHANG.
+	timer := time.NewTimer(cfg.Timeout)
+	defer timer.Stop()
 	st := superStatus{Exit: -1}
-	mainDone := false
-	for {
-		var ws unix.WaitStatus
-		flags := 0
-		if mainDone {
-			flags = unix.WNOHANG
-		}
-		pid, err := unix.Wait4(-1, &ws, flags, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if errors.Is(err, unix.ECHILD) {
-			break
-		}
-		if err != nil {
-			st.Err = fmt.Sprintf("wait: %v", err)
-			break
-		}
-		if pid == mainPID {
-			mainDone = true
+	mainDone, killing := false, false
+	// reap collects every child that has ended; true when none is left.
+	reap := func() bool {
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
 			switch {
-			case ws.Signaled():
-				st.Exit, st.Signal = 128+int(ws.Signal()), unix.SignalName(ws.Signal())
-			default:
-				st.Exit = ws.ExitStatus()
+			case errors.Is(err, unix.EINTR):
+			case errors.Is(err, unix.ECHILD):
+				return true
+			case err != nil:
+				st.Err = fmt.Sprintf("wait: %v", err)
+				return true
+			case pid == 0:
+				return false
+			case pid == mainPID:
+				mainDone = true
+				if ws.Signaled() {
+					st.Exit, st.Signal = 128+int(ws.Signal()), unix.SignalName(ws.Signal())
+				} else {
+					st.Exit = ws.ExitStatus()
+				}
 			}
 		}
-		if mainDone && pid == 0 {
-			// Leftovers from a program that exited: kill them, then poll.
-			killDescendants()
-			time.Sleep(2 * time.Millisecond)
-		}
 	}
-	select {
-	case <-timedOut:
-		st.TimedOut = true
-	default:
+	for !reap() {
+		if mainDone || killing {
+			// Leftovers of a program that ended, or a run being stopped:
+			// kill them, then poll (orphans are handed to us as they die).
+			killDescendants()
+			select {
+			case <-sigchld:
+			case <-time.After(2 * time.Millisecond):
+			}
+			continue
+		}
+		select {
+		case <-sigchld:
+		case <-timer.C:
+			st.TimedOut, killing = true, true
+		case <-stop:
+			killing = true
+		}
 	}
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
