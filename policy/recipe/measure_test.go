@@ -87,12 +87,19 @@ type measured struct {
 // and a few random ones. It takes tens of minutes, so it runs only when asked
 // (RECIPE_LONG=1, not with -short). RECIPE_MEASURE_OUT appends one JSON line
 // per run; RECIPE_RANDOM sets random plans per task (default 2), RECIPE_TASKS
-// limits the tasks (comma-separated names), RECIPE_TIMEOUT the limit per run.
+// limits the tasks (comma-separated names), RECIPE_TIMEOUT the limit per run,
+// RECIPE_FIXTURES=1 runs on testdata's tiny tasks instead of the suite.
 func TestSuitePlans(t *testing.T) {
 	if testing.Short() || os.Getenv("RECIPE_LONG") == "" {
 		t.Skip("long: runs many programs per suite task; set RECIPE_LONG=1")
 	}
 	dirs := suiteTasks()
+	if os.Getenv("RECIPE_FIXTURES") != "" { // the tiny fixtures instead: many random plans in little time
+		dirs = nil
+		for _, n := range fixtureTasks {
+			dirs = append(dirs, "testdata/"+n)
+		}
+	}
 	if len(dirs) == 0 {
 		t.Skip("no suite/tasks in this checkout")
 	}
