@@ -21,9 +21,18 @@ def _mlerl_init():
     # tree: peak memory is measured outside anything the program can write.
     # This process stays as it was started (root with CAP_SETUID when the
     # host is root), so the program, under another uid, cannot signal or
-    # trace it; it runs no untrusted code.
-    import os
+    # trace it; it runs no untrusted code. It forks first thing and imports
+    # nothing (posix is built in): whatever it touched before the fork, the
+    # program's process pays for again in copy-on-write faults.
+    import posix as os
 
+    # kill(-1) below reaches every process this one may signal: inside the
+    # sandbox's own pid namespace that is the run, anywhere else (a bootstrap
+    # started by hand, a bwrap without --unshare-pid) it would be the host.
+    # Refuse to be an init anywhere but as pid 1.
+    if os.getpid() != 1:
+        sys.stderr.write("sandbox: bootstrap init mode outside a new pid namespace\n")
+        os._exit(125)
     pid = os.fork()
     if pid == 0:
         return
@@ -66,7 +75,9 @@ def _mlerl_init():
 
 
 def _mlerl_boot(g):
-    import os
+    # posix rather than os: the os module costs a millisecond, which a
+    # program that never needs it should not pay.
+    import posix as os
     import resource
 
     uid = int(sys.argv[4])
@@ -99,10 +110,22 @@ def _mlerl_boot(g):
         except (ValueError, OSError) as e:
             sys.stderr.write("sandbox: setrlimit(%d, %d): %s\n" % (which, want, e))
             sys.exit(125)
-    # What site would have done that programs rely on: the package folders,
-    # and the exit/quit/help builtins (scripts call exit()).
-    if sys.argv[6]:
-        sys.path[1:] = sys.argv[6].split(":")
+    # What site would have done that programs rely on: the package folders
+    # (appended, as site does, after any PYTHONPATH the run was given), and
+    # the exit/quit/help builtins (scripts call exit()).
+    extra = [p for p in sys.argv[6].split(":") if p and p not in sys.path]
+    if extra:
+        sys.path.extend(extra)
+        # Child interpreters inherit -S (multiprocessing and joblib's loky
+        # start workers with the parent's flags); through PYTHONPATH they
+        # find the same packages. The environment is set both ways: putenv
+        # for processes started without an explicit env, posix.environ for
+        # os.environ, which is built from it when os is first imported.
+        val = ":".join(extra).encode("utf-8", "surrogateescape")
+        if os.environ.get(b"PYTHONPATH"):
+            val = os.environ[b"PYTHONPATH"] + b":" + val
+        os.putenv(b"PYTHONPATH", val)
+        os.environ[b"PYTHONPATH"] = val
     import builtins
     import _sitebuiltins
 

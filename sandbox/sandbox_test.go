@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -404,5 +405,71 @@ func TestDataUnderClosedDirectory(t *testing.T) {
 				t.Errorf("program did not run its attempts:\n%s", tail(res.Output))
 			}
 		})
+	}
+}
+
+// The bootstrap's init mode kills every process it may signal once the
+// program ends; anywhere but as pid 1 of a fresh pid namespace that would be
+// the host's processes. It must refuse to run there. The check runs inside a
+// pid namespace where the bootstrap is pid 2 (bwrap's own init is pid 1), so
+// a regression could only kill inside that namespace.
+func TestBootstrapInitOnlyAsPID1(t *testing.T) {
+	bw, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Skip("needs bwrap for a throwaway pid namespace")
+	}
+	args := []string{"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/", "--",
+		"/usr/bin/python3", "-S", "-c", bootstrapSource, "-1", "-1", "-1", "-1", "1", ""}
+	if os.Geteuid() != 0 {
+		args = append([]string{"--unshare-user"}, args...)
+	}
+	cmd := exec.Command(bw, args...)
+	cmd.Stdin = strings.NewReader("print('program ran')")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 125 {
+		t.Fatalf("bootstrap as init outside pid 1: err %v, want exit 125; output:\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("outside a new pid namespace")) || bytes.Contains(out, []byte("program ran")) {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// The interpreter runs with -S and the bootstrap stands in for site; what
+// programs get from site must still be there: the package folders (in child
+// interpreters too, which inherit -S from multiprocessing and joblib), and
+// the exit() builtin.
+func TestSiteReplacement(t *testing.T) {
+	cases := []struct {
+		name     string
+		prog     string
+		wantExit int
+		want     string
+	}{
+		{"exit-builtin", "print('before')\nexit(3)\n", 3, "before"},
+		{"quit-builtin", "quit(4)\n", 4, ""},
+		{"packages", "import numpy, sklearn\nprint('imported')\n", 0, "imported"},
+		{"child-with-parent-flags", `import subprocess, sys
+flags = subprocess._args_from_interpreter_flags()
+assert "-S" in flags, flags
+subprocess.run([sys.executable, *flags, "-c", "import numpy; print('child imported')"], check=True)
+`, 0, "child imported"},
+		{"joblib-loky", `from joblib import Parallel, delayed
+import numpy as np
+print("sum", sum(Parallel(n_jobs=2, backend="loky")(delayed(np.square)(i) for i in range(4))))
+`, 0, "sum 14"},
+	}
+	for _, sb := range tiers(t) {
+		for _, c := range cases {
+			t.Run(string(sb.Level())+"/"+c.name, func(t *testing.T) {
+				res := mustRun(t, sb, Spec{Program: []byte(c.prog), Limits: Limits{Timeout: 2 * time.Minute}})
+				if res.ExitCode != c.wantExit || !bytes.Contains(res.Output, []byte(c.want)) {
+					t.Errorf("exit %d (want %d), output lacks %q:\n%s", res.ExitCode, c.wantExit, c.want, tail(res.Output))
+				}
+				if bytes.Contains(res.Output, []byte("Error")) {
+					t.Errorf("an error was printed:\n%s", tail(res.Output))
+				}
+			})
+		}
 	}
 }
