@@ -6,17 +6,25 @@
 //     uts, cgroup, mount). The program sees /usr, a few files of /etc, a fresh
 //     /proc and /dev, a private tmpfs /tmp, and its working directory at
 //     /sandbox with the task's public files bound read-only at /sandbox/data.
-//     Killing bwrap tears down the pid namespace, so the whole tree dies.
+//     Killing bwrap tears down the pid namespace, so the whole tree dies. The
+//     bootstrap is the namespace's pid 1 (bwrap --as-pid-1): it forks the
+//     program and reaps the tree, so the rusage the host gets from waiting for
+//     bwrap holds the program's peak memory.
 //   - "landlock": for hosts without user namespaces. The mlerl binary re-executes
-//     itself (see Reexec) as a supervisor that is a child subreaper, and again as
-//     an exec stage that applies Landlock (filesystem, TCP, signal and abstract
-//     socket scoping) and a seccomp filter that refuses non-Unix sockets before
-//     it execs python. The supervisor kills every descendant when the run ends.
+//     itself (see Reexec) as a supervisor that is a child subreaper. It applies
+//     Landlock (filesystem, TCP, signal and abstract socket scoping) and a
+//     seccomp filter that refuses non-Unix sockets: as root, to itself while
+//     still privileged (so it can open every rule's path), and then starts
+//     python under the run's uid; otherwise through a second re-exec, an exec
+//     stage with a Landlock domain nested below the supervisor's. The
+//     supervisor kills every descendant when the run ends and reports the
+//     peak memory from its RUSAGE_CHILDREN.
 //   - "none": no isolation, only when Config.AllowNone is set. It still uses the
 //     supervisor, so limits and whole-tree killing hold.
 //
 // Limits are applied by a small bootstrap (bootstrap.py) that runs in the
-// interpreter before the program: RLIMIT_DATA for memory, RLIMIT_NPROC for
+// interpreter (started with -S; the bootstrap installs site's module path,
+// probed once in New) before the program: RLIMIT_DATA for memory, RLIMIT_NPROC for
 // processes, RLIMIT_FSIZE for file size. RLIMIT_DATA rather than RLIMIT_AS
 // because glibc, OpenBLAS and xgboost reserve large PROT_NONE address ranges per
 // thread that are never touched; RLIMIT_AS counts them and makes thread pools
