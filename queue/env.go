@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -58,15 +59,17 @@ type Stats struct {
 // a job, Next returns graded results in arrival order. Its slots are those
 // the live workers announce, so a fleet can grow and shrink during a run.
 type Env struct {
-	b      *Broker
-	cfg    EnvConfig
-	log    *slog.Logger
-	tasks  map[string]*episode.Prepared
-	data   map[string]string // task -> checksum of its public files
-	start  time.Time
-	cancel context.CancelFunc
-	cons   jetstream.ConsumeContext
-	subs   []*nats.Subscription
+	b     *Broker
+	cfg   EnvConfig
+	log   *slog.Logger
+	tasks map[string]*episode.Prepared
+	data  map[string]string // task -> checksum of its public files
+	start time.Time
+	// session is random per Env, part of every job message id.
+	session string
+	cancel  context.CancelFunc
+	cons    jetstream.ConsumeContext
+	subs    []*nats.Subscription
 
 	mu      sync.Mutex
 	pending map[string]inflight // episode id -> the job in flight
@@ -111,6 +114,7 @@ func NewEnv(ctx context.Context, b *Broker, cfg EnvConfig) (*Env, error) {
 		b: b, cfg: cfg, log: logger(cfg.Log), tasks: map[string]*episode.Prepared{}, data: map[string]string{},
 		pending: map[string]inflight{}, done: map[string]bool{}, parked: map[string]parked{},
 		wake: make(chan struct{}, 1), workers: map[string]seen{}, start: time.Now(),
+		session: rand.Text()[:10],
 	}
 	for _, p := range cfg.Tasks {
 		sum, err := b.PublishData(ctx, p.Task.PublicDir())
@@ -262,8 +266,11 @@ func (e *Env) publish(ctx context.Context, job episode.Job, d, suffix string) er
 	}
 	// The message id makes a retried publish idempotent within the stream's
 	// duplicate window: a publish whose ack was lost is not queued twice.
+	// The session part keeps a resumed trainer's re-submission of the same
+	// job from being taken for such a retry: Setup purged the stream, but
+	// JetStream still remembers the ids.
 	err = retry(ctx, e.log, "publishing job "+job.ID, e.cfg.SubmitGiveUp, func(ctx context.Context) error {
-		_, err := e.b.js.Publish(ctx, e.b.n.jobsSubject, data, jetstream.WithMsgID(job.ID+"-"+d+suffix))
+		_, err := e.b.js.Publish(ctx, e.b.n.jobsSubject, data, jetstream.WithMsgID(job.ID+"-"+d+"-"+e.session+suffix))
 		return err
 	})
 	if err != nil {

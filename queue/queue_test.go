@@ -313,6 +313,54 @@ func TestResumeReusesMatchingResultsOnly(t *testing.T) {
 	}
 }
 
+// A resumed trainer re-submits jobs under the ids and content they had: one
+// queued but purged by Setup before any worker took it, one that ran and was
+// answered before the crash. Both must run again; JetStream's duplicate
+// window must not mistake either for a retried publish (of the job, or of
+// its result by the same worker).
+func TestResumeResubmitsSameJob(t *testing.T) {
+	p := fixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := inProcess(t, "", SetupConfig{})
+	e1, err := NewEnv(ctx, b, EnvConfig{Tasks: []*episode.Prepared{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, stopWorker := context.WithCancel(ctx)
+	w := &Worker{Exec: &fakeExec{}, Slots: 1, ID: "train-local", Data: LocalData{"tiny-auc": p.Task.PublicDir()}}
+	wdone := make(chan error, 1)
+	go func() { wdone <- w.Run(wctx, b) }()
+	submit(t, e1, job("same-0", "sub:"+perfect))
+	collect(t, e1, 1)
+	stopWorker()
+	if err := <-wdone; err != nil {
+		t.Fatal(err)
+	}
+	submit(t, e1, job("same-1", "sub:"+perfect)) // no worker: stays queued
+	e1.Close()
+
+	if err := b.Setup(ctx, SetupConfig{}); err != nil { // purges same-1
+		t.Fatal(err)
+	}
+	e2, err := NewEnv(ctx, b, EnvConfig{Tasks: []*episode.Prepared{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	startWorker(t, b, &Worker{Exec: &fakeExec{}, Slots: 1, ID: "train-local", Data: LocalData{"tiny-auc": p.Task.PublicDir()}})
+	submit(t, e2, job("same-0", "sub:"+perfect), job("same-1", "sub:"+perfect))
+	got := collect(t, e2, 2)
+	for _, id := range []string{"same-0", "same-1"} {
+		if s := got[id].Score; s == nil || *s != 1 {
+			t.Errorf("%s after resume: %+v", id, got[id])
+		}
+	}
+	if s := e2.Stats(); s.Published != 2 || s.Accepted != 2 || s.Reused != 0 {
+		t.Errorf("stats %+v: want 2 published and accepted afresh", s)
+	}
+}
+
 // An unreachable server is retried with backoff, then a clear error: never a hang.
 func TestDialUnreachable(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -170,9 +170,12 @@ func (w *Worker) handle(ctx context.Context, b *Broker, m jetstream.Msg, ackWait
 		_ = m.TermWithReason("undecodable")
 		return
 	}
-	var attempt uint64 = 1
+	// The job message's stream sequence names this delivery in result ids:
+	// unique across a resume (a re-submitted job is a new message), stable
+	// across retried publishes of one result.
+	var attempt, seq uint64 = 1, 0
 	if md, err := m.Metadata(); err == nil {
-		attempt = md.NumDelivered
+		attempt, seq = md.NumDelivered, md.Sequence.Stream
 	}
 	log = log.With("episode", jm.Job.ID, "attempt", attempt)
 
@@ -236,7 +239,7 @@ func (w *Worker) handle(ctx context.Context, b *Broker, m jetstream.Msg, ackWait
 		return
 	}
 	for i := 0; i <= w.Repeat; i++ {
-		id := jm.Digest + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10)
+		id := jm.Digest + "-" + strconv.FormatUint(seq, 10) + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10)
 		if i > 0 {
 			id += "-repeat" + strconv.Itoa(i)
 		}

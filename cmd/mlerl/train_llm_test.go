@@ -259,7 +259,7 @@ func TestTrainLLM(t *testing.T) {
 
 	t.Run("resume", func(t *testing.T) {
 		var stderr bytes.Buffer
-		if code := run(context.Background(), []string{"train", "--resume", dir, "--budget", "16s"}, io.Discard, &stderr); code != 0 {
+		if code := run(context.Background(), []string{"train", "--resume", dir, "--budget", "20s"}, io.Discard, &stderr); code != 0 {
 			t.Fatalf("train --resume exit %d:\n%s", code, stderr.String())
 		}
 		eps, _, _ := runfolder.ReadJSONL[episodeLine](filepath.Join(dir, "episodes.jsonl"))
