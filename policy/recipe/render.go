@@ -12,6 +12,10 @@ import (
 // two threads. Its main steps are plain top-level statements (train =
 // pd.read_csv(...), estimator = XGBClassifier(...), model.fit(X, y), proba =
 // model.predict_proba(X_test)) so the AST instrumenter can find them.
+//
+// The first line is "# plan: KEY" with the plan's Key, the same string a
+// replay table (rl/replay) keys its recorded outcomes by, so a replay Env
+// recognises the program's plan without parsing it (replay.KeyOf).
 func Render(p *Profile, pl *Plan) (string, error) {
 	if p == nil || len(p.TrainTargets) == 0 || p.IDColumn == "" || p.TargetKind == "" {
 		return "", fmt.Errorf("recipe: render: profile without id column, targets or target kind (use NewProfile)")
@@ -166,6 +170,7 @@ func (r *renderer) program(pl *Plan) string {
 	r.submission()
 
 	var out strings.Builder
+	out.WriteString(PlanLine(pl))
 	out.WriteString(r.docstring(pl))
 	out.WriteString("import os\nimport time\n\n")
 	out.WriteString("# Two cores are all this machine has: keep OpenMP-based libraries to them, and let\n")
@@ -181,6 +186,9 @@ func (r *renderer) program(pl *Plan) string {
 	}
 	return out.String()
 }
+
+// PlanLine is a rendered program's first line: "# plan: " and the plan's key.
+func PlanLine(pl *Plan) string { return "# plan: " + pl.Key() + "\n" }
 
 func (r *renderer) docstring(pl *Plan) string {
 	better := "higher is better"
