@@ -1,16 +1,13 @@
 package instrument
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mlerl/mlerl/chat"
 )
 
 // LMConfig configures the language-model instrumenter: an OpenAI-compatible
@@ -28,22 +25,14 @@ type LMConfig struct {
 // lmInstrumenter asks a frozen model to insert markers and accepts its answer
 // only when it passes the same verification as the seal; otherwise it uses the
 // fallback and records why.
-//
-// It speaks the wire format with net/http rather than openai-go: it needs one
-// request and two response fields, and wants exact control of per-attempt
-// timeouts, which statuses are retried, Retry-After, and a bound on the bytes
-// read back from a server it does not trust to be well behaved.
 type lmInstrumenter struct {
 	cfg      LMConfig
 	endpoint string
-	client   *http.Client
+	client   *chat.Client
 	fallback Instrumenter
 }
 
 var errNoCode = errors.New("no code block in the reply")
-
-// maxReply bounds the response body read from the model server.
-const maxReply = 8 << 20
 
 // NewLM returns an instrumenter backed by a frozen language model, falling back
 // to fallback (typically NewAST) when the model fails or its answer is rejected.
@@ -55,15 +44,11 @@ func NewLM(cfg LMConfig, fallback Instrumenter) Instrumenter {
 	if cfg.Retries < 0 {
 		cfg.Retries = 0
 	}
-	u := strings.TrimRight(cfg.URL, "/")
-	switch {
-	case strings.HasSuffix(u, "/chat/completions"):
-	case strings.HasSuffix(u, "/v1"):
-		u += "/chat/completions"
-	default:
-		u += "/v1/chat/completions"
-	}
-	return &lmInstrumenter{cfg: cfg, endpoint: u, client: &http.Client{}, fallback: fallback}
+	client := chat.New(chat.Config{
+		URL: cfg.URL, Model: cfg.Model, APIKey: cfg.APIKey, Timeout: cfg.Timeout, Retries: cfg.Retries,
+		MaxReply: 8 << 20, // a marked-up program is never near this
+	})
+	return &lmInstrumenter{cfg: cfg, endpoint: chat.Endpoint(cfg.URL), client: client, fallback: fallback}
 }
 
 func (l *lmInstrumenter) pythonPath() string {
@@ -96,7 +81,7 @@ func (l *lmInstrumenter) insert(ctx context.Context, code string) (string, strin
 	if ctx.Err() != nil {
 		return "", "lm", ctx.Err()
 	}
-	reason := oneLine(err.Error(), 200)
+	reason := chat.OneLine(err.Error(), 200)
 	if l.fallback == nil {
 		return code, "lm->none: " + reason, nil
 	}
@@ -111,14 +96,6 @@ func (l *lmInstrumenter) insert(ctx context.Context, code string) (string, strin
 		return "", method, err
 	}
 	return fb, method, nil
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return s
 }
 
 const lmSystem = `You add progress markers to Python programs without changing them. You never fix, reformat or comment code.`
@@ -146,33 +123,10 @@ The program:
 
 ` + "```python\n%s\n```"
 
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type chatRequest struct {
-	Model       string        `json:"model"`
-	Messages    []chatMessage `json:"messages"`
-	Temperature float64       `json:"temperature"`
-	MaxTokens   int           `json:"max_tokens,omitempty"`
-	Stream      bool          `json:"stream"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content *string `json:"content"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-}
-
 // ask sends the program to the model and returns the code block of its reply.
 func (l *lmInstrumenter) ask(ctx context.Context, code string) (string, error) {
-	body, err := json.Marshal(chatRequest{
-		Model: l.cfg.Model,
-		Messages: []chatMessage{
+	choices, err := l.client.Complete(ctx, chat.Request{
+		Messages: []chat.Message{
 			{Role: "system", Content: lmSystem},
 			{Role: "user", Content: fmt.Sprintf(lmTask, strings.TrimRight(code, "\n"))},
 		},
@@ -180,97 +134,12 @@ func (l *lmInstrumenter) ask(ctx context.Context, code string) (string, error) {
 		MaxTokens:   l.cfg.MaxTokens,
 	})
 	if err != nil {
-		return "", fmt.Errorf("encoding request: %w", err)
+		return "", err
 	}
-	var lastErr error
-	attempts := 0
-	for attempt := 0; attempt <= l.cfg.Retries; attempt++ {
-		if attempt > 0 {
-			wait := time.Duration(250<<min(attempt-1, 6)) * time.Millisecond
-			var re *retryError
-			if errors.As(lastErr, &re) && re.after > 0 {
-				wait = re.after
-			}
-			select {
-			case <-ctx.Done():
-				return "", ctx.Err()
-			case <-time.After(wait):
-			}
-		}
-		var reply string
-		attempts++
-		reply, lastErr = l.post(ctx, body)
-		if lastErr == nil {
-			return extractCode(reply, code)
-		}
-		var re *retryError
-		if !errors.As(lastErr, &re) || ctx.Err() != nil {
-			break
-		}
-	}
-	if attempts > 1 {
-		return "", fmt.Errorf("after %d attempts: %w", attempts, lastErr)
-	}
-	return "", lastErr
-}
-
-// retryError marks failures worth another attempt: network errors, timeouts, 429, 5xx.
-type retryError struct {
-	err   error
-	after time.Duration // from Retry-After, if the server sent one
-}
-
-func (e *retryError) Error() string { return e.err.Error() }
-func (e *retryError) Unwrap() error { return e.err }
-
-func (l *lmInstrumenter) post(ctx context.Context, body []byte) (string, error) {
-	actx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, l.endpoint, bytes.NewReader(body))
-	if err != nil {
-		return "", fmt.Errorf("building request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if l.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+l.cfg.APIKey)
-	}
-	resp, err := l.client.Do(req)
-	if err != nil {
-		if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-			return "", &retryError{err: fmt.Errorf("no reply within %s", l.cfg.Timeout)}
-		}
-		return "", &retryError{err: fmt.Errorf("request: %w", err)}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
-	if err != nil {
-		if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-			return "", &retryError{err: fmt.Errorf("no reply within %s", l.cfg.Timeout)}
-		}
-		return "", &retryError{err: fmt.Errorf("reading reply: %w", err)}
-	}
-	if resp.StatusCode != http.StatusOK {
-		e := fmt.Errorf("HTTP %d: %s", resp.StatusCode, oneLine(string(data), 120))
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-			re := &retryError{err: e}
-			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-				re.after = min(time.Duration(s)*time.Second, 30*time.Second)
-			}
-			return "", re
-		}
-		return "", e
-	}
-	if len(data) > maxReply {
-		return "", fmt.Errorf("reply over %d bytes", maxReply)
-	}
-	var cr chatResponse
-	if err := json.Unmarshal(data, &cr); err != nil {
-		return "", fmt.Errorf("malformed reply: %w", err)
-	}
-	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil {
+	if choices[0].NoContent {
 		return "", errors.New("reply has no message content")
 	}
-	return *cr.Choices[0].Message.Content, nil
+	return extractCode(choices[0].Content, code)
 }
 
 // extractCode takes the program out of the reply's fenced code block (from the

@@ -33,6 +33,18 @@ type fakeLM struct {
 	replies  []func(w http.ResponseWriter, r *http.Request)
 }
 
+// chatRequest is the request body as the server reads it off the wire.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+	Temperature *float64 `json:"temperature"`
+	MaxTokens   int      `json:"max_tokens"`
+	Stream      bool     `json:"stream"`
+}
+
 type recorded struct {
 	method, path, auth, contentType string
 	body                            chatRequest
@@ -117,7 +129,7 @@ func TestLMInstrumenter(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, `{"choices": [{"message": {"content": "`)
 			}},
-			0, 0, false, "lm->ast: malformed reply:*", 2, 1},
+			0, 0, false, "lm->ast: malformed reply (*", 2, 1},
 		{"null content",
 			[]func(http.ResponseWriter, *http.Request){func(w http.ResponseWriter, r *http.Request) {
 				io.WriteString(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"length"}]}`)

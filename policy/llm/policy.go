@@ -532,4 +532,4 @@ func (p *Policy) Load(dir string) error {
 }
 
 // Attempts is the number of HTTP requests sent so far (retries included).
-func (p *Policy) Attempts() int64 { return p.c.attempts.Load() }
+func (p *Policy) Attempts() int64 { return p.c.Attempts() }

@@ -35,6 +35,18 @@ type fakeServer struct {
 	content func(i, j int) string
 }
 
+// chatRequest is the request body as the server reads it off the wire.
+type chatRequest struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	Temperature float64   `json:"temperature"`
+	TopP        float64   `json:"top_p"`
+	MaxTokens   int       `json:"max_tokens"`
+	N           int       `json:"n"`
+	Logprobs    bool      `json:"logprobs"`
+	Stream      bool      `json:"stream"`
+}
+
 type seenRequest struct {
 	Path, Auth, ContentType string
 	Body                    chatRequest
