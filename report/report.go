@@ -9,7 +9,6 @@
 package report
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +18,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mlerl/mlerl/rl/runfolder"
 )
 
 // metric is the part of a metrics.jsonl line the report draws.
@@ -51,11 +52,11 @@ var stageOrder = []string{"imported packages", "loaded data", "defined model", "
 
 // Write renders DIR/report.html from DIR's records.
 func Write(dir string) error {
-	ms, err := readJSONL[metric](filepath.Join(dir, "metrics.jsonl"))
+	ms, _, err := runfolder.ReadJSONL[metric](filepath.Join(dir, "metrics.jsonl"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("report: %w", err)
 	}
-	eps, err := readJSONL[ep](filepath.Join(dir, "episodes.jsonl"))
+	eps, _, err := runfolder.ReadJSONL[ep](filepath.Join(dir, "episodes.jsonl"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -74,39 +75,6 @@ func Write(dir string) error {
 	return nil
 }
 
-// readJSONL reads complete lines; a last line without its newline or that
-// does not parse is what a crash mid-append leaves, and is skipped.
-func readJSONL[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []T
-	r := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, err := r.ReadString('\n')
-		if err != nil && line == "" {
-			break
-		}
-		last := err != nil
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var v T
-		if jerr := json.Unmarshal([]byte(line), &v); jerr != nil {
-			if last {
-				break
-			}
-			return nil, fmt.Errorf("%s line %d: %w", path, n, jerr)
-		}
-		out = append(out, v)
-		if last {
-			break
-		}
-	}
-	return out, nil
-}
 
 func render(name string, ms []metric, eps []ep, summary map[string]any) string {
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,29 +274,17 @@ func TestNRefused(t *testing.T) {
 				return out
 			}
 			first := srv.requests()
-			if got := ns(first); !equalInts(got, c.firstN) {
+			if got := ns(first); !slices.Equal(got, c.firstN) {
 				t.Errorf("first call sent n = %v, want %v", got, c.firstN)
 			}
 			if _, err := p.Sample(context.Background(), scratch(tk, 3)); err != nil {
 				t.Fatal(err)
 			}
-			if got := ns(srv.requests()[len(first):]); !equalInts(got, c.secondNs) {
+			if got := ns(srv.requests()[len(first):]); !slices.Equal(got, c.secondNs) {
 				t.Errorf("second call sent n = %v, want %v", got, c.secondNs)
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestConcurrencyLimit: never more requests on the wire than the limit.
@@ -422,7 +411,7 @@ func TestRollouts(t *testing.T) {
 		if l.PolicyVersion != 0 || l.Update != 1 || l.Task != "pet-shapes" || l.Kind != "scratch" || len(l.Messages) != 2 {
 			t.Errorf("line %d: version %d update %d task %q kind %q %d messages", i, l.PolicyVersion, l.Update, l.Task, l.Kind, len(l.Messages))
 		}
-		if !equalFloats(l.TokenLogprobs, acts[i].TokenLogProbs) || len(l.Tokens) != len(l.TokenLogprobs) {
+		if !slices.Equal(l.TokenLogprobs, acts[i].TokenLogProbs) || len(l.Tokens) != len(l.TokenLogprobs) {
 			t.Errorf("line %d: token logprobs differ from the behaviour policy's", i)
 		}
 	}
@@ -466,18 +455,6 @@ func TestRollouts(t *testing.T) {
 	}
 }
 
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestNoLearn: the prompting baseline records but keeps one policy version.
 func TestNoLearn(t *testing.T) {
 	srv := newFakeServer(t)
@@ -512,7 +489,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestTokenIDs(t *testing.T) {
-	if got := tokenIDs([]string{"token_id:12", "token_id:7"}); !equalInts(got, []int{12, 7}) {
+	if got := tokenIDs([]string{"token_id:12", "token_id:7"}); !slices.Equal(got, []int{12, 7}) {
 		t.Errorf("tokenIDs = %v", got)
 	}
 	if got := tokenIDs([]string{"token_id:12", "abc"}); got != nil {
