@@ -90,6 +90,9 @@ type EmbedConfig struct {
 	// Listen is host:port for other processes to connect to; "" accepts only
 	// the in-process connection. Port 0 picks a free port.
 	Listen string
+	// Token, when set, is required of every connection from outside the
+	// process: whoever can publish jobs decides what code the workers run.
+	Token  string
 	Prefix string
 	Log    *slog.Logger
 }
@@ -118,6 +121,7 @@ func Embed(ctx context.Context, cfg EmbedConfig) (*Broker, error) {
 			p = server.RANDOM_PORT // nats-server reads 0 as its default 4222
 		}
 		opts.Host, opts.Port = host, p
+		opts.Authorization = cfg.Token
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -138,7 +142,7 @@ func Embed(ctx context.Context, cfg EmbedConfig) (*Broker, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("queue: starting embedded NATS server: %w", ctx.Err())
 	}
-	nc, err := nats.Connect(srv.ClientURL(), nats.InProcessServer(srv), nats.Name("mlerl-train"), nats.MaxReconnects(-1))
+	nc, err := nats.Connect(srv.ClientURL(), nats.InProcessServer(srv), nats.Name("mlerl-train"), nats.MaxReconnects(-1), nats.Token(opts.Authorization))
 	if err != nil {
 		srv.Shutdown()
 		return nil, fmt.Errorf("queue: in-process connection: %w", err)
@@ -173,6 +177,7 @@ func advertised(host string, addr *net.TCPAddr) string {
 // DialConfig configures a connection to an external NATS server.
 type DialConfig struct {
 	Name   string // client name shown by the server
+	Token  string // sent to a server that requires one (EmbedConfig.Token)
 	Prefix string
 	// GiveUp bounds how long an unreachable server is retried (0: until ctx ends).
 	GiveUp time.Duration
@@ -193,7 +198,7 @@ func Dial(ctx context.Context, url string, cfg DialConfig) (*Broker, error) {
 	start := time.Now()
 	wait := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		nc, err := nats.Connect(url, nats.Name(cfg.Name), nats.Timeout(2*time.Second),
+		nc, err := nats.Connect(url, nats.Name(cfg.Name), nats.Timeout(2*time.Second), nats.Token(cfg.Token),
 			nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 				if err != nil {
@@ -209,6 +214,10 @@ func Dial(ctx context.Context, url string, cfg DialConfig) (*Broker, error) {
 			}
 			b.url, b.prefix = url, cfg.Prefix
 			return b, nil
+		}
+		if errors.Is(err, nats.ErrAuthorization) {
+			// Retrying cannot help; say so at once.
+			return nil, fmt.Errorf("queue: NATS at %s refused the connection (wrong or missing token): %w", url, err)
 		}
 		spent := time.Since(start)
 		if cfg.GiveUp > 0 && spent+wait > cfg.GiveUp {

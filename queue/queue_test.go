@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/task"
 )
@@ -359,6 +361,36 @@ func TestResumeResubmitsSameJob(t *testing.T) {
 	if s := e2.Stats(); s.Published != 2 || s.Accepted != 2 || s.Reused != 0 {
 		t.Errorf("stats %+v: want 2 published and accepted afresh", s)
 	}
+}
+
+// A listening broker with a token refuses a worker without it at once (no
+// retrying until the give-up time) and serves one with it.
+func TestTokenRequired(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := Embed(ctx, EmbedConfig{StoreDir: t.TempDir(), Listen: "127.0.0.1:0", Token: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Setup(ctx, SetupConfig{Fresh: true}); err != nil {
+		t.Fatal(err) // the trainer's own in-process connection carries the token
+	}
+	for _, tok := range []string{"", "wrong"} {
+		start := time.Now()
+		_, err := Dial(ctx, b.URL(), DialConfig{Token: tok, GiveUp: time.Minute})
+		if !errors.Is(err, nats.ErrAuthorization) || !strings.Contains(err.Error(), "wrong or missing token") {
+			t.Errorf("token %q: err %v, want an authorization error", tok, err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("token %q: refused after %v; an authorization error must not be retried", tok, d)
+		}
+	}
+	w, err := Dial(ctx, b.URL(), DialConfig{Token: "s3cret", GiveUp: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 }
 
 // An unreachable server is retried with backoff, then a clear error: never a hang.

@@ -57,6 +57,7 @@ func TestTrainKilledAndResumed(t *testing.T) {
 		t.Skip("builds mlerl and trains for about half a minute")
 	}
 	bin := buildMLERL(t)
+	t.Setenv("MLERL_NATS_TOKEN", "train-test-token") // both processes inherit it
 	addr := freePort(t)
 	url := "nats://" + addr
 	dir := filepath.Join(t.TempDir(), "run")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +54,25 @@ func (q *queueFlags) check(workers int) error {
 	return nil
 }
 
+// tokenEnv names the environment variable holding the job queue's token,
+// read by train and worker alike. A token keeps anyone who can reach a
+// --listen port from queueing programs for the workers to run.
+const tokenEnv = "MLERL_NATS_TOKEN"
+
+// runToken is the run's own queue token, made on first use and kept in the
+// run folder (mode 0600) so that a resume accepts the same workers.
+func runToken(dir string) (token, file string, err error) {
+	file = filepath.Join(dir, "nats-token")
+	if b, err := os.ReadFile(file); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), file, nil
+	}
+	token = rand.Text()
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("queue token: %w", err)
+	}
+	return token, file, nil
+}
+
 // queueEnv is the broker, the trainer's side of the queue and the local
 // executor slots, which are plain workers of the same queue.
 type queueEnv struct {
@@ -73,10 +94,16 @@ func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resum
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var b *queue.Broker
 	var err error
+	token, tokenFile := os.Getenv(tokenEnv), ""
 	if qf.natsURL != "" {
-		b, err = queue.Dial(ctx, qf.natsURL, queue.DialConfig{Name: "mlerl-train", GiveUp: 30 * time.Second, Log: log})
+		b, err = queue.Dial(ctx, qf.natsURL, queue.DialConfig{Name: "mlerl-train", Token: token, GiveUp: 30 * time.Second, Log: log})
 	} else {
-		b, err = queue.Embed(ctx, queue.EmbedConfig{StoreDir: filepath.Join(dir, "nats"), Listen: qf.listen, Log: log})
+		if qf.listen != "" && token == "" {
+			if token, tokenFile, err = runToken(dir); err != nil {
+				return nil, err
+			}
+		}
+		b, err = queue.Embed(ctx, queue.EmbedConfig{StoreDir: filepath.Join(dir, "nats"), Listen: qf.listen, Token: token, Log: log})
 	}
 	if err != nil {
 		return nil, err
@@ -93,8 +120,15 @@ func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resum
 		return nil, err
 	}
 	q := &queueEnv{Env: env, broker: b, localSlots: rc.Workers}
+	join := "mlerl worker --nats " + b.URL()
+	switch {
+	case tokenFile != "":
+		join = fmt.Sprintf("%s=$(cat %s) %s", tokenEnv, tokenFile, join)
+	case token != "":
+		join = fmt.Sprintf("%s=<as set here> %s", tokenEnv, join)
+	}
 	if b.URL() != "" {
-		fmt.Fprintf(stderr, "mlerl: job queue at %s; add executors with: mlerl worker --nats %s\n", b.URL(), b.URL())
+		fmt.Fprintf(stderr, "mlerl: job queue at %s; add executors with: %s\n", b.URL(), join)
 	}
 	lctx, stop := context.WithCancel(context.Background())
 	q.stopLocal = stop
@@ -112,7 +146,7 @@ func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resum
 	}
 	need := max(rc.Workers, 1)
 	err = env.WaitSlots(ctx, need, func(have int) {
-		fmt.Fprintf(stderr, "mlerl: waiting for executors: %d of %d slots present (join with: mlerl worker --nats %s)\n", have, need, b.URL())
+		fmt.Fprintf(stderr, "mlerl: waiting for executors: %d of %d slots present (join with: %s)\n", have, need, join)
 	})
 	if err != nil {
 		q.Close()

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The run's queue token is made once, private to its owner, and kept for a
+// resume; an empty token file (a crash while writing it) is replaced.
+func TestRunToken(t *testing.T) {
+	dir := t.TempDir()
+	tok, file, err := runToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 || file != filepath.Join(dir, "nats-token") || len(tok) < 20 {
+		t.Fatalf("token %q in %s (%v, %v)", tok, file, fi.Mode(), err)
+	}
+	again, _, err := runToken(dir)
+	if err != nil || again != tok {
+		t.Fatalf("second call: %q, %v; want the same token %q", again, err, tok)
+	}
+	if err := os.WriteFile(file, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _, err := runToken(dir)
+	if err != nil || fresh == "" || fresh == tok {
+		t.Fatalf("after an empty file: %q, %v", fresh, err)
+	}
+}
