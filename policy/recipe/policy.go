@@ -102,6 +102,12 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	var logps []float64
 	for d, ok := w.Next(); ok; d, ok = w.Next() {
 		i, lp := p.net.Choose(c, m.Steps, d.ID, len(d.Options), p.temperature, p.rng)
+		if i < 0 {
+			// The net's input check failed: a profile or plan the net was not
+			// built for (a checkpoint from another grammar, say).
+			return rl.Action{}, fmt.Errorf("recipe policy: the network cannot decide %q (decision %d of %d options) for task %s: its input does not match its shape",
+				d.Name, d.ID, len(d.Options), pr.Task.Name)
+		}
 		if err := w.Choose(i); err != nil {
 			return rl.Action{}, fmt.Errorf("recipe policy: %w", err)
 		}
