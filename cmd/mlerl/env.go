@@ -37,7 +37,7 @@ type queueFlags struct {
 }
 
 func (q *queueFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&q.listen, "listen", "", "expose the run's job queue (embedded NATS) at host:port so `mlerl worker --nats` can join from other machines")
+	fs.StringVar(&q.listen, "listen", "", "expose the run's job queue (embedded NATS) at `host:port` for workers on other machines (mlerl worker --nats); they need the token in DIR/nats-token, or $"+tokenEnv+" when set")
 	fs.StringVar(&q.natsURL, "nats", "", "use the external NATS server (JetStream enabled) at this URL instead of embedding one")
 	fs.DurationVar(&q.ackWait, "ack-wait", 30*time.Second, "a job whose worker stops heartbeating is redelivered after this long")
 }

@@ -26,9 +26,10 @@ commands:
   train --resume DIR [--budget DUR]
                                asynchronous duration-aware RL with the built-in policy
   train ... [--listen ADDR | --nats URL] [--workers 0]
-                               expose the run's job queue (or use an external NATS) for remote workers
+                               expose the run's job queue (or use an external NATS) for remote workers;
+                               --listen requires a token: $MLERL_NATS_TOKEN, or one made in DIR/nats-token
   worker --nats URL [--slots N]
-                               run episodes for a train on another process or machine
+                               run episodes for a train on another process or machine (token: $MLERL_NATS_TOKEN)
   train --policy llm --llm-url URL --llm-model NAME [--llm-concurrency N] [--llm-timeout DUR] [--max-tokens N]
         [--instrument lm --instrumenter-url URL --instrumenter-model NAME] ...
                                the same loop with a language model behind an OpenAI-compatible server

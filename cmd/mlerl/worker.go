@@ -21,7 +21,7 @@ import (
 func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("nats", "", "URL of train's job queue (printed by `mlerl train --listen`), e.g. nats://host:4222; its token is read from $"+tokenEnv)
+	url := fs.String("nats", "", "`URL` of train's job queue, as printed by train --listen (e.g. nats://host:4222); its token is read from $"+tokenEnv)
 	slots := fs.Int("slots", runtime.NumCPU(), "episodes run at once")
 	cache := fs.String("cache", "", "where task files are kept by checksum (default: the user cache dir, mlerl/worker)")
 	giveUp := fs.Duration("connect-timeout", 5*time.Minute, "give up when the NATS server stays unreachable this long at start (0: retry until interrupted)")
