@@ -51,6 +51,10 @@ type Row struct {
 	Code string `json:"code,omitempty"`
 	// Note says what the plan is, for people reading the table.
 	Note string `json:"note,omitempty"`
+	// Isolation and Instrumentation say how a recorded execution ran
+	// (episode.Result's fields of the same names); a replay ignores them.
+	Isolation       string `json:"isolation,omitempty"`
+	Instrumentation string `json:"instrumentation,omitempty"`
 }
 
 // Table is a set of recorded outcomes by key, in file order.
@@ -63,19 +67,55 @@ type Table struct {
 //go:embed testdata/synthetic.jsonl
 var synthetic string
 
+//go:embed testdata/hpc-job-class.jsonl
+var hpcJobClass string
+
 // Synthetic is the built-in synthetic table (task synthetic-churn): fast weak
-// plans, slow strong ones and failures at every stage. It stands in until a
-// table recorded from real executions is available.
-func Synthetic() (*Table, error) {
-	t, err := ReadTable(strings.NewReader(synthetic))
+// plans, slow strong ones and failures at every stage, made up to show the
+// effect the duration ablation looks for. Unit tests use it.
+func Synthetic() (*Table, error) { return Builtin("synthetic") }
+
+// DefaultTable is the name of the built-in table recorded from real
+// executions, the one `mlerl bench duration-ablation` runs on by default.
+const DefaultTable = "hpc-job-class"
+
+// builtins are the tables compiled into the binary, by name.
+var builtins = map[string]*string{
+	"synthetic":     &synthetic,
+	"hpc-job-class": &hpcJobClass,
+}
+
+// BuiltinNames lists the built-in tables' names, sorted.
+func BuiltinNames() []string {
+	names := make([]string, 0, len(builtins))
+	for n := range builtins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Builtin returns a built-in table: "synthetic", or "hpc-job-class", recorded
+// by `mlerl bench record-replay` from real sandboxed executions of recipe
+// plans on the suite task of that name (testdata/hpc-job-class.jsonl; its
+// header says how and when).
+func Builtin(name string) (*Table, error) {
+	src, ok := builtins[name]
+	if !ok {
+		return nil, fmt.Errorf("replay: no built-in table %q (have %s)", name, strings.Join(BuiltinNames(), ", "))
+	}
+	t, err := ReadTable(strings.NewReader(*src))
 	if err != nil {
-		return nil, fmt.Errorf("replay: built-in table: %w", err)
+		return nil, fmt.Errorf("replay: built-in table %s: %w", name, err)
 	}
 	return t, nil
 }
 
 // Task is the task named by the table's first row that names one ("" if none).
 func (t *Table) Task() string { return t.task }
+
+// ErrNoRows is ReadTable's error for a table without a row (empty, or only comments).
+var ErrNoRows = errors.New("replay table: no rows")
 
 // ReadTable parses a JSONL table. Blank lines and lines starting with "//"
 // are skipped; anything else that is not a valid row is an error naming the line.
@@ -119,7 +159,7 @@ func ReadTable(r io.Reader) (*Table, error) {
 		return nil, fmt.Errorf("replay table: %w", err)
 	}
 	if len(t.keys) == 0 {
-		return nil, errors.New("replay table: no rows")
+		return nil, ErrNoRows
 	}
 	return t, nil
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +204,49 @@ func TestSyntheticEmbedded(t *testing.T) {
 	}
 	if tb.Task() != "synthetic-churn" || len(tb.Keys()) != len(table(t).Keys()) {
 		t.Errorf("embedded table: task %q, %d keys", tb.Task(), len(tb.Keys()))
+	}
+}
+
+// The built-in real table: recorded from real runs of recipe plans on
+// hpc-job-class, keyed by plan keys (not code hashes), with repeats, real
+// failures (partial-credit rewards) and a real duration spread.
+func TestBuiltinRealTable(t *testing.T) {
+	tb, err := Builtin(DefaultTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Task() != "hpc-job-class" {
+		t.Fatalf("task %q", tb.Task())
+	}
+	var failed, valid int
+	minD, maxD := math.Inf(1), 0.0
+	for _, k := range tb.Keys() {
+		if !strings.Contains(k, "model.family=") || strings.HasPrefix(k, "sha256:") {
+			t.Errorf("key %q is not a recipe plan key", k)
+		}
+		if n := len(tb.Rows(k)); n < 2 {
+			t.Errorf("%s: %d rows, want repeats", k, n)
+		}
+		for _, r := range tb.Rows(k) {
+			if r.Valid {
+				valid++
+			} else {
+				failed++
+				if r.Reward >= -9 || r.Reward < -10 || r.Error == "" {
+					t.Errorf("failed row %+v: want reward -10 + 0.1/stage and an error", r)
+				}
+			}
+			if r.Note == "" || r.Isolation == "" {
+				t.Errorf("row without note or isolation: %+v", r)
+			}
+		}
+		d, _, _ := tb.Mean(k)
+		minD, maxD = min(minD, d), max(maxD, d)
+	}
+	if len(tb.Keys()) < 12 || failed == 0 || valid == 0 || maxD < 5*minD {
+		t.Errorf("%d keys, %d valid and %d failed rows, mean durations %.1f-%.1f s: want a varied table", len(tb.Keys()), valid, failed, minD, maxD)
+	}
+	if _, err := Builtin("no-such-table"); err == nil || !strings.Contains(err.Error(), "synthetic") {
+		t.Errorf("unknown built-in: %v", err)
 	}
 }
