@@ -9,7 +9,10 @@
 #
 # The interpreter runs with -S: the site module (and the .pth files it executes)
 # costs about as much as the rest of start-up. PATHS is the sys.path the host's
-# interpreter computed with site, found once when the sandbox was made.
+# interpreter computed with site, found once when the sandbox was made. The
+# sandbox normally passes this file compiled (marshal, by the same interpreter,
+# when the sandbox was made) behind a small -c stub that removes it from
+# argv, so the arguments above are the same either way.
 import sys
 
 
@@ -146,7 +149,10 @@ def _mlerl_boot(g):
     sys.excepthook = lambda kind, value, tb: hook(kind, value, tb, src)
     sys.argv[:] = ["solution.py"]
     code = compile(src, "solution.py", "exec", dont_inherit=True)
-    del g["_mlerl_boot"], g["_mlerl_init"]
+    # The program's globals are what `python3 solution.py` starts with: the
+    # bootstrap's own names (and sys, marshal of the stub) are removed.
+    for name in [k for k in g if not (k.startswith("__") and k.endswith("__"))]:
+        del g[name]
     exec(code, g)
 
 

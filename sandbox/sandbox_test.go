@@ -454,6 +454,9 @@ flags = subprocess._args_from_interpreter_flags()
 assert "-S" in flags, flags
 subprocess.run([sys.executable, *flags, "-c", "import numpy; print('child imported')"], check=True)
 `, 0, "child imported"},
+		// The bootstrap (and the stub that loads it compiled) leave no names
+		// behind: `python3 solution.py` starts with dunders only.
+		{"clean-globals", "print('names', sorted(k for k in globals() if not k.startswith('__')))\n", 0, "names []"},
 		{"joblib-loky", `from joblib import Parallel, delayed
 import numpy as np
 print("sum", sum(Parallel(n_jobs=2, backend="loky")(delayed(np.square)(i) for i in range(4))))
@@ -470,6 +473,22 @@ print("sum", sum(Parallel(n_jobs=2, backend="loky")(delayed(np.square)(i) for i 
 					t.Errorf("an error was printed:\n%s", tail(res.Output))
 				}
 			})
+		}
+	}
+}
+
+// The bootstrap travels compiled by the interpreter it runs in; compiled by
+// another version, the run must fail as the sandbox's, not run anything.
+func TestCompiledBootstrapVersionChecked(t *testing.T) {
+	for _, sb := range tiers(t) {
+		if len(sb.boot) != 3 {
+			t.Fatalf("%s: bootstrap not passed compiled: %q", sb.Level(), sb.boot[:1])
+		}
+		other := *sb
+		other.boot = []string{"-c", strings.Replace(sb.boot[1], "sys.hexversion != ", "sys.hexversion != 1 + ", 1), sb.boot[2]}
+		res, err := other.Run(context.Background(), Spec{Program: []byte("print('program ran')")})
+		if err == nil || bytes.Contains(res.Output, []byte("program ran")) {
+			t.Errorf("%s: err %v, output %q", sb.Level(), err, res.Output)
 		}
 	}
 }
