@@ -6,19 +6,32 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mlerl/mlerl/rl/ablation"
 	"github.com/mlerl/mlerl/rl/replay"
 )
 
-// runBench runs benchmarks that stand for a claim of the method. For now one:
-// duration-ablation, the paper's naive-vs-duration-aware comparison (CONTRACT.md §3).
+const benchUsage = `usage: mlerl bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--batch B] [--table hpc-job-class|synthetic|FILE]
+       mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]`
+
+// runBench runs benchmarks that stand for a claim of the method:
+// duration-ablation, the paper's naive-vs-duration-aware comparison
+// (CONTRACT.md §3), and record-replay, which records the replay table it runs
+// on from real executions (record.go).
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "duration-ablation" {
-		return exitStatus(stderr, usageErrorf("usage: mlerl bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--batch B] [--table FILE]"))
+	if len(args) == 0 {
+		return exitStatus(stderr, usageErrorf("%s", benchUsage))
 	}
-	return exitStatus(stderr, benchDurationAblation(ctx, args[1:], stdout, stderr))
+	switch args[0] {
+	case "duration-ablation":
+		return exitStatus(stderr, benchDurationAblation(ctx, args[1:], stdout, stderr))
+	case "record-replay":
+		return exitStatus(stderr, benchRecordReplay(ctx, args[1:], stdout, stderr))
+	}
+	return exitStatus(stderr, usageErrorf("%s", benchUsage))
 }
 
 func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -28,9 +41,10 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	asJSON := fs.Bool("json", false, "print one JSON document on stdout")
 	seeds := fs.Int("seeds", def.Seeds, "seeds per arm (at least 3 to show the effect is not luck)")
 	workers := fs.Int("workers", def.Workers, "simulated executor slots")
-	budget := fs.Duration("budget", def.Budget, "training budget on the replay's virtual clock")
+	budget := fs.Duration("budget", def.Budget, "training budget on the replay's virtual clock (synthetic table: "+ablation.SyntheticConfig().Budget.String()+" unless given)")
 	batch := fs.Int("batch", def.Batch, "episodes per policy update (B)")
-	tablePath := fs.String("table", "", "replay table (JSONL; default: the built-in synthetic table)")
+	tablePath := fs.String("table", replay.DefaultTable, "replay table: a built-in one by name ("+strings.Join(replay.BuiltinNames(), ", ")+
+		"; "+replay.DefaultTable+" is recorded from real runs, synthetic is made up) or a JSONL file")
 	staleness := fs.Int("max-staleness", def.MaxStaleness, "drop samples older than this many policy versions (negative: keep all)")
 	updateCost := fs.Duration("update-cost", 0, "modelled learner time per update on the virtual clock")
 	sampleCost := fs.Duration("sample-cost", 0, "modelled learner time per action written on the virtual clock")
@@ -54,15 +68,24 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	}
 	var table *replay.Table
 	var err error
-	if *tablePath == "" {
-		table, err = replay.Synthetic()
+	if slices.Contains(replay.BuiltinNames(), *tablePath) {
+		table, err = replay.Builtin(*tablePath)
 	} else if table, err = replay.LoadTable(*tablePath); err != nil {
 		err = errUsage{err}
 	}
 	if err != nil {
 		return err
 	}
+	if *tablePath == "synthetic" {
+		// Its strong plans take minutes: a longer budget unless one was given.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["budget"] {
+			*budget = ablation.SyntheticConfig().Budget
+		}
+	}
 	cfg := def
+	cfg.Task, cfg.TableName = "replay", *tablePath
 	cfg.Table, cfg.Seeds, cfg.Workers, cfg.Budget, cfg.Batch, cfg.MaxStaleness = table, *seeds, *workers, *budget, *batch, *staleness
 	cfg.UpdateCost, cfg.SampleCost = *updateCost, *sampleCost
 	if t := table.Task(); t != "" {

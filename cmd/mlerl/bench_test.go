@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// bench duration-ablation: by default on the real hpc-job-class table, JSON per
+// CONTRACT.md §3 on stdout, the table on stderr; --table synthetic still works;
+// a missing table file is bad input.
+func TestBenchDurationAblation(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"bench", "duration-ablation", "--json", "--budget", "2m"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	type arm struct {
+		FinalMeanScore     *float64 `json:"final_mean_score"`
+		FinalMeanDurationS *float64 `json:"final_mean_duration_s"`
+		BestScore          *float64 `json:"best_score"`
+	}
+	var res struct {
+		Naive         *arm   `json:"naive"`
+		DurationAware *arm   `json:"duration_aware"`
+		Seeds         int    `json:"seeds"`
+		Table         string `json:"table"`
+		Task          string `json:"task"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	for _, a := range []*arm{res.Naive, res.DurationAware} {
+		if a == nil || a.FinalMeanScore == nil || a.FinalMeanDurationS == nil || a.BestScore == nil {
+			t.Fatalf("JSON lacks the contract's fields:\n%s", stdout.String())
+		}
+	}
+	if res.Seeds != 3 || res.Table != "hpc-job-class" || res.Task != "hpc-job-class" {
+		t.Errorf("seeds %d, table %q, task %q", res.Seeds, res.Table, res.Task)
+	}
+	if !strings.Contains(stderr.String(), "duration ablation on hpc-job-class") || !strings.Contains(stderr.String(), "duration-aware vs naive") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"bench", "duration-ablation", "--table", "synthetic", "--budget", "10m", "--seeds", "1"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("synthetic: exit %d\n%s", code, stderr.String())
+	}
+	if stdout.Len() != 0 || !strings.Contains(stderr.String(), "on synthetic (task synthetic-churn)") || !strings.Contains(stderr.String(), "budget 10m0s") {
+		t.Errorf("synthetic: stdout %q\n%s", stdout.String(), stderr.String())
+	}
+
+	stderr.Reset()
+	if code := run(context.Background(), []string{"bench", "duration-ablation", "--table", "/no/such/table.jsonl"}, &stdout, &stderr); code != 2 {
+		t.Errorf("missing table: exit %d, want 2\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"bench", "no-such-bench"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "record-replay") {
+		t.Errorf("unknown bench: exit %d\n%s", code, stderr.String())
+	}
+}

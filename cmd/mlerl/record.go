@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/recipe"
+	"github.com/mlerl/mlerl/rl/replay"
+)
+
+// recordEdits are hand-picked edits of the default recipe plan, the ones
+// policy/recipe/testdata/measured.md measured on the suite: fast and weak,
+// slow and (often) strong. An edit a task does not allow is skipped.
+var recordEdits = []struct {
+	name   string
+	choose map[string]string
+}{
+	{"default", nil},
+	{"fast linear (logistic)", map[string]string{"model.family": "logistic", "logistic.C": "1", "logistic.max_iter": "100", "validation": "none"}},
+	{"fast linear (ridge)", map[string]string{"model.family": "ridge", "ridge.alpha": "1", "validation": "none"}},
+	{"xgboost 400", map[string]string{"model.family": "xgboost", "features.categorical": "ordinal", "xgb.n_estimators": "400",
+		"xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
+	{"xgboost 1500", map[string]string{"model.family": "xgboost", "features.categorical": "ordinal", "xgb.n_estimators": "1500",
+		"xgb.learning_rate": "0.03", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
+	{"random forest 600", map[string]string{"model.family": "random_forest", "forest.n_estimators": "600", "forest.max_depth": "none", "validation": "none"}},
+	{"svm rbf", map[string]string{"model.family": "svm_rbf", "svm.C": "10", "features.scaling": "standard", "validation": "none"}},
+	{"ordinal as regression, default model", map[string]string{"target.ordinal": "regression"}},
+	{"ordinal as regression, xgboost 400", map[string]string{"target.ordinal": "regression", "model.family": "xgboost",
+		"xgb.n_estimators": "400", "xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
+	{"logistic C=10, char tf-idf on text", map[string]string{"features.text": "tfidf_char", "features.text_max": "200000", "model.family": "logistic",
+		"logistic.C": "10", "logistic.max_iter": "1000", "validation": "none"}},
+}
+
+// editPlan walks p taking the given values and the default plan's elsewhere;
+// ok is false when a given value is not allowed on this task (or none applies).
+func editPlan(p *recipe.Profile, choose map[string]string) (*recipe.Plan, bool) {
+	def := recipe.Default(p)
+	w := recipe.NewWalker(p, nil)
+	used := 0
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		v, has := choose[d.Name]
+		if has {
+			used++
+		} else {
+			v = def.Get(d.Name)
+		}
+		i := slices.Index(d.Options, v)
+		if i < 0 {
+			if has {
+				return nil, false
+			}
+			i = 0
+		}
+		if err := w.Choose(i); err != nil {
+			return nil, false
+		}
+	}
+	pl := w.Plan()
+	for k, v := range choose {
+		if got := pl.Get(k); got != "" && got != v {
+			return nil, false
+		}
+	}
+	return pl, used > 0 || len(choose) == 0
+}
+
+type namedPlan struct {
+	name string
+	plan *recipe.Plan
+}
+
+// recordPlans picks n distinct plans for p: the default plan and the
+// hand-picked edits that apply (in that order), then uniformly random plans
+// from seed, named "random K" with K their position in the list. Fewer than
+// len(recordEdits) keeps the first n edits.
+func recordPlans(p *recipe.Profile, n int, seed uint64) []namedPlan {
+	var out []namedPlan
+	seen := map[string]bool{}
+	for _, e := range recordEdits {
+		if len(out) >= n {
+			return out
+		}
+		if pl, ok := editPlan(p, e.choose); ok && !seen[pl.Key()] {
+			seen[pl.Key()] = true
+			out = append(out, namedPlan{e.name, pl})
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x7265706c6179)) // "replay"
+	for tries := 0; len(out) < n && tries < 100*n; tries++ {
+		pl := recipe.Random(p, rng)
+		if seen[pl.Key()] {
+			continue
+		}
+		seen[pl.Key()] = true
+		out = append(out, namedPlan{"random " + strconv.Itoa(len(out)+1), pl})
+	}
+	return out
+}
+
+const recordUsage = `usage: mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]
+       [--instrument none|ast|lm] [--memory BYTES] [--isolation LEVEL]
+
+Records a replay table from real executions: picks N recipe plans for task T (the default plan,
+the hand-picked edits of policy/recipe/testdata/measured.md that T allows, then random plans from
+seed S), renders each ("# plan: KEY" first line), runs each R times through the real episode
+runner (sandbox, instrumentation, grader, reward; the same as exec and train), and appends one
+replay row per execution to FILE, flushed as it comes. Progress goes to stderr. Running it again
+on the same FILE continues: a plan's repeat already in FILE is skipped. A new FILE starts with a
+"//" header saying how it was recorded.
+`
+
+func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench record-replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, recordUsage); fs.PrintDefaults() }
+	taskArg := fs.String("task", "", "suite name or task folder")
+	out := fs.String("out", "", "replay table to write (JSONL; appended to, and continued, if it exists)")
+	nPlans := fs.Int("plans", 16, "plans to record: the default, the hand-picked edits, then random ones")
+	repeats := fs.Int("repeats", 2, "executions per plan")
+	seed := fs.Uint64("seed", 1, "seed of the random plans")
+	var ef envFlags
+	ef.register(fs)
+	_ = fs.Set("timeout", "5m") // a recording's own default: slow plans should finish, runaway ones not stall it
+	fs.Lookup("timeout").DefValue = "5m0s"
+	if err := fs.Parse(args); err != nil {
+		return errUsage{err}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErrorf("bench record-replay: unexpected argument %q", fs.Arg(0))
+	case *out == "":
+		return usageErrorf("bench record-replay: --out is required")
+	case *nPlans < 1:
+		return usageErrorf("--plans %d: must be at least 1", *nPlans)
+	case *repeats < 1:
+		return usageErrorf("--repeats %d: must be at least 1", *repeats)
+	}
+	t, err := loadTask(*taskArg)
+	if err != nil {
+		return err
+	}
+	prof, err := recipe.NewProfile(t)
+	if err != nil {
+		return errUsage{fmt.Errorf("task %s: %w", t.Name, err)}
+	}
+	prep, err := episode.Prepare(t)
+	if err != nil {
+		return errUsage{err}
+	}
+	done, doneTask, err := replay.Recorded(*out)
+	if err != nil {
+		return errUsage{fmt.Errorf("--out: %w", err)}
+	}
+	if doneTask != "" && doneTask != t.Name {
+		return usageErrorf("--out %s holds rows of task %s, not %s", *out, doneTask, t.Name)
+	}
+	plans := recordPlans(prof, *nPlans, *seed)
+	programs := make([]replay.Program, len(plans))
+	for i, np := range plans {
+		code, err := recipe.Render(prof, np.plan)
+		if err != nil {
+			return fmt.Errorf("bench record-replay: rendering %s: %w", np.name, err)
+		}
+		programs[i] = replay.Program{Note: np.name, Code: code}
+	}
+	runner, err := ef.runner(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(*out)
+	fresh := err != nil || st.Size() == 0
+	f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return usageErrorf("--out: %v", err)
+	}
+	defer f.Close()
+	if fresh {
+		if _, err := io.WriteString(f, recordHeader(t.Name, string(runner.Sandbox.Level()), args)); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	fmt.Fprintf(stderr, "recording %d plans x %d repeats of %s into %s (isolation %s, timeout %v)\n",
+		len(programs), *repeats, t.Name, *out, runner.Sandbox.Level(), ef.timeout)
+	rec := &replay.Recorder{
+		Run:      func(ctx context.Context, job episode.Job) (episode.Result, error) { return runner.Run(ctx, prep, job) },
+		Out:      f,
+		Sync:     f.Sync,
+		Progress: stderr,
+		Done:     done,
+	}
+	sum, err := rec.Record(ctx, programs, *repeats)
+	fmt.Fprintf(stderr, "recorded %d executions (%d valid), skipped %d already in %s, in %.0fs\n",
+		sum.Executed, sum.Valid, sum.Skipped, *out, sum.Elapsed.Seconds())
+	if err != nil {
+		return fmt.Errorf("bench record-replay: %w", err)
+	}
+	return f.Close()
+}
+
+// recordHeader is the "//" comment block a new table starts with.
+func recordHeader(taskName, isolation string, args []string) string {
+	host, _ := os.Hostname()
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Replay table of task %s, recorded from real executions of recipe plans.\n", taskName)
+	fmt.Fprintf(&b, "// Command: mlerl bench record-replay %s\n", strings.Join(args, " "))
+	fmt.Fprintf(&b, "// Started %s on %s (%s/%s, %d CPUs), isolation %s.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), isolation)
+	b.WriteString("// One row per execution: plan key, duration, stages reached, validity, score, reward, note = plan's name.\n")
+	return b.String()
+}
