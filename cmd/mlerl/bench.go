@@ -14,8 +14,9 @@ import (
 	"github.com/mlerl/mlerl/rl/replay"
 )
 
-const benchUsage = `usage: mlerl bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--batch B] [--table hpc-job-class|synthetic|FILE]
-       mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]`
+const benchUsage = `usage: mlerl bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--batch B] [--table NAME|FILE]
+       mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]
+built-in tables (--table NAME): hpc-job-class (default) and letter-recognition, recorded from real runs; synthetic, made up`
 
 // runBench runs benchmarks that stand for a claim of the method:
 // duration-ablation, the paper's naive-vs-duration-aware comparison

@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/replay"
+	"github.com/mlerl/mlerl/rl/tabular"
+	"github.com/mlerl/mlerl/task"
 )
 
 func loadTable(t testing.TB) *replay.Table {
@@ -148,5 +151,45 @@ func TestAblationRealTableLongBudget(t *testing.T) {
 	if n.FinalMeanScore < a.FinalMeanScore {
 		t.Errorf("naive %.4f below duration-aware %.4f after 1 h: the package comment says the score gap has turned by then; update it",
 			n.FinalMeanScore, a.FinalMeanScore)
+	}
+}
+
+// The package comment's "why": with a fixed policy (learning rate 0) every
+// plan's share of the completed episodes is its probability, however long it
+// runs — a freed slot samples afresh — not probability / duration. Measured
+// after the first 5 virtual minutes, once every slot has turned over.
+func TestFixedPolicyCompletionsFollowProbabilities(t *testing.T) {
+	tb, err := replay.Builtin(replay.DefaultTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := replay.New(tb, replay.Config{Workers: 64, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := tabular.New(tb.Keys(), tabular.Config{LR: 0, Epochs: 1, Temperature: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := rl.DefaultConfig()
+	lc.Batch, lc.Budget, lc.MaxStaleness, lc.ImproveFraction = 64, 30*time.Minute, -1, 0
+	sink := &rl.Memory{}
+	if _, err := rl.Run(context.Background(), lc, env, pol, []*task.Task{{Name: tb.Task()}}, sink); err != nil {
+		t.Fatal(err)
+	}
+	count, total := map[string]int{}, 0
+	for _, e := range sink.EpisodeRecs {
+		if e.DoneS > 300 {
+			count[e.Plan]++
+			total++
+		}
+	}
+	want := 1 / float64(len(tb.Keys()))
+	for _, k := range tb.SortedKeys() {
+		d, _, _ := tb.Mean(k)
+		share := float64(count[k]) / float64(total)
+		if share < 0.85*want || share > 1.15*want {
+			t.Errorf("%s (%.1f s): share %.4f of %d completions, want about %.4f", tb.Rows(k)[0].Note, d, share, total, want)
+		}
 	}
 }

@@ -8,9 +8,17 @@
 // function of its seed and the learner's actions.
 //
 // The key of a job is the plan its program says it implements: a first line
-// "# plan: KEY". Programs without that line are keyed by "sha256:" and the hex
-// SHA-256 of their code, which is how a table recorded from real executions of
-// arbitrary programs is keyed.
+// "# plan: KEY", which every program the recipe policy renders starts with
+// (KEY is the recipe plan's Key). Programs without that line are keyed by
+// "sha256:" and the hex SHA-256 of their code, which is how a table recorded
+// from real executions of arbitrary programs is keyed.
+//
+// Tables are recorded from real executions by a Recorder (`mlerl bench
+// record-replay`): each program runs through the real episode runner —
+// instrumentation, sandbox, grader, reward — and each execution becomes one
+// Row. Builtin serves the tables compiled in: hpc-job-class (the default of
+// `mlerl bench duration-ablation`) and letter-recognition, recorded that way,
+// and synthetic, made up for unit tests.
 package replay
 
 import (
@@ -70,6 +78,9 @@ var synthetic string
 //go:embed testdata/hpc-job-class.jsonl
 var hpcJobClass string
 
+//go:embed testdata/letter-recognition.jsonl
+var letterRecognition string
+
 // Synthetic is the built-in synthetic table (task synthetic-churn): fast weak
 // plans, slow strong ones and failures at every stage, made up to show the
 // effect the duration ablation looks for. Unit tests use it.
@@ -81,8 +92,9 @@ const DefaultTable = "hpc-job-class"
 
 // builtins are the tables compiled into the binary, by name.
 var builtins = map[string]*string{
-	"synthetic":     &synthetic,
-	"hpc-job-class": &hpcJobClass,
+	"synthetic":          &synthetic,
+	"hpc-job-class":      &hpcJobClass,
+	"letter-recognition": &letterRecognition,
 }
 
 // BuiltinNames lists the built-in tables' names, sorted.
@@ -95,10 +107,10 @@ func BuiltinNames() []string {
 	return names
 }
 
-// Builtin returns a built-in table: "synthetic", or "hpc-job-class", recorded
-// by `mlerl bench record-replay` from real sandboxed executions of recipe
-// plans on the suite task of that name (testdata/hpc-job-class.jsonl; its
-// header says how and when).
+// Builtin returns a built-in table: "synthetic", or "hpc-job-class" or
+// "letter-recognition", recorded by `mlerl bench record-replay` from real
+// sandboxed executions of recipe plans on the suite task of that name
+// (testdata/NAME.jsonl; its header says how and when).
 func Builtin(name string) (*Table, error) {
 	src, ok := builtins[name]
 	if !ok {

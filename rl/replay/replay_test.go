@@ -207,15 +207,24 @@ func TestSyntheticEmbedded(t *testing.T) {
 	}
 }
 
-// The built-in real table: recorded from real runs of recipe plans on
-// hpc-job-class, keyed by plan keys (not code hashes), with repeats, real
+// The built-in real tables: recorded from real runs of recipe plans on
+// suite tasks, keyed by plan keys (not code hashes), with repeats, real
 // failures (partial-credit rewards) and a real duration spread.
-func TestBuiltinRealTable(t *testing.T) {
-	tb, err := Builtin(DefaultTable)
+func TestBuiltinRealTables(t *testing.T) {
+	for _, name := range []string{DefaultTable, "letter-recognition"} {
+		t.Run(name, func(t *testing.T) { checkRealTable(t, name) })
+	}
+	if _, err := Builtin("no-such-table"); err == nil || !strings.Contains(err.Error(), "synthetic") {
+		t.Errorf("unknown built-in: %v", err)
+	}
+}
+
+func checkRealTable(t *testing.T, name string) {
+	tb, err := Builtin(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tb.Task() != "hpc-job-class" {
+	if tb.Task() != name {
 		t.Fatalf("task %q", tb.Task())
 	}
 	var failed, valid int
@@ -245,8 +254,5 @@ func TestBuiltinRealTable(t *testing.T) {
 	}
 	if len(tb.Keys()) < 12 || failed == 0 || valid == 0 || maxD < 5*minD {
 		t.Errorf("%d keys, %d valid and %d failed rows, mean durations %.1f-%.1f s: want a varied table", len(tb.Keys()), valid, failed, minD, maxD)
-	}
-	if _, err := Builtin("no-such-table"); err == nil || !strings.Contains(err.Error(), "synthetic") {
-		t.Errorf("unknown built-in: %v", err)
 	}
 }
