@@ -4,7 +4,8 @@
 //
 //   - "bwrap": bubblewrap with every namespace unshared (user, pid, net, ipc,
 //     uts, cgroup, mount). The program sees /usr, a few files of /etc, a fresh
-//     /proc and /dev, a private tmpfs /tmp, and its working directory at
+//     /proc, a /dev with null, zero, full, random, urandom and a shm folder,
+//     a private tmpfs /tmp, and its working directory at
 //     /sandbox with the task's public files bound read-only at /sandbox/data.
 //     Killing bwrap tears down the pid namespace, so the whole tree dies. The
 //     bootstrap is the namespace's pid 1 (bwrap --as-pid-1): it forks the
