@@ -36,8 +36,10 @@ commands:
                                (API key from $MLERL_API_KEY); writes DIR/rollouts.jsonl for an external trainer
   train ... --no-learn         prompting baseline: same loop and rewards, no updates, improve the best so far
   suite build [--out DIR] [--verify]  rebuild the suite from Debian packages and check its checksums
-  bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table FILE]
+  bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table hpc-job-class|letter-recognition|synthetic|FILE]
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)
+  bench record-replay --task T --out FILE [--plans N] [--repeats R]
+                               record a replay table from real sandboxed runs of recipe plans
   help                         this text
 
 Run "mlerl COMMAND -h" for a command's flags.
