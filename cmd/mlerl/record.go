@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,62 +17,6 @@ import (
 	"github.com/mlerl/mlerl/rl/replay"
 )
 
-// recordEdits are hand-picked edits of the default recipe plan, the ones
-// policy/recipe/testdata/measured.md measured on the suite: fast and weak,
-// slow and (often) strong. An edit a task does not allow is skipped.
-var recordEdits = []struct {
-	name   string
-	choose map[string]string
-}{
-	{"default", nil},
-	{"fast linear (logistic)", map[string]string{"model.family": "logistic", "logistic.C": "1", "logistic.max_iter": "100", "validation": "none"}},
-	{"fast linear (ridge)", map[string]string{"model.family": "ridge", "ridge.alpha": "1", "validation": "none"}},
-	{"xgboost 400", map[string]string{"model.family": "xgboost", "features.categorical": "ordinal", "xgb.n_estimators": "400",
-		"xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
-	{"xgboost 1500", map[string]string{"model.family": "xgboost", "features.categorical": "ordinal", "xgb.n_estimators": "1500",
-		"xgb.learning_rate": "0.03", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
-	{"random forest 600", map[string]string{"model.family": "random_forest", "forest.n_estimators": "600", "forest.max_depth": "none", "validation": "none"}},
-	{"svm rbf", map[string]string{"model.family": "svm_rbf", "svm.C": "10", "features.scaling": "standard", "validation": "none"}},
-	{"ordinal as regression, default model", map[string]string{"target.ordinal": "regression"}},
-	{"ordinal as regression, xgboost 400", map[string]string{"target.ordinal": "regression", "model.family": "xgboost",
-		"xgb.n_estimators": "400", "xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
-	{"logistic C=10, char tf-idf on text", map[string]string{"features.text": "tfidf_char", "features.text_max": "200000", "model.family": "logistic",
-		"logistic.C": "10", "logistic.max_iter": "1000", "validation": "none"}},
-}
-
-// editPlan walks p taking the given values and the default plan's elsewhere;
-// ok is false when a given value is not allowed on this task (or none applies).
-func editPlan(p *recipe.Profile, choose map[string]string) (*recipe.Plan, bool) {
-	def := recipe.Default(p)
-	w := recipe.NewWalker(p, nil)
-	used := 0
-	for d, ok := w.Next(); ok; d, ok = w.Next() {
-		v, has := choose[d.Name]
-		if has {
-			used++
-		} else {
-			v = def.Get(d.Name)
-		}
-		i := slices.Index(d.Options, v)
-		if i < 0 {
-			if has {
-				return nil, false
-			}
-			i = 0
-		}
-		if err := w.Choose(i); err != nil {
-			return nil, false
-		}
-	}
-	pl := w.Plan()
-	for k, v := range choose {
-		if got := pl.Get(k); got != "" && got != v {
-			return nil, false
-		}
-	}
-	return pl, used > 0 || len(choose) == 0
-}
-
 type namedPlan struct {
 	name string
 	plan *recipe.Plan
@@ -82,17 +25,17 @@ type namedPlan struct {
 // recordPlans picks n distinct plans for p: the default plan and the
 // hand-picked edits that apply (in that order), then uniformly random plans
 // from seed, named "random K" with K their position in the list. Fewer than
-// len(recordEdits) keeps the first n edits.
+// len(recipe.Edits) keeps the first n edits.
 func recordPlans(p *recipe.Profile, n int, seed uint64) []namedPlan {
 	var out []namedPlan
 	seen := map[string]bool{}
-	for _, e := range recordEdits {
+	for _, e := range recipe.Edits {
 		if len(out) >= n {
 			return out
 		}
-		if pl, ok := editPlan(p, e.choose); ok && !seen[pl.Key()] {
+		if pl, ok := e.Apply(p); ok && !seen[pl.Key()] {
 			seen[pl.Key()] = true
-			out = append(out, namedPlan{e.name, pl})
+			out = append(out, namedPlan{e.Name, pl})
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x7265706c6179)) // "replay"

@@ -12,60 +12,6 @@ import (
 	"time"
 )
 
-// namedPlans are hand-picked edits of the default plan that span the space:
-// fast and weak, slow and (often) strong. A plan whose values a task does not
-// allow is skipped for that task.
-var namedPlans = []struct {
-	name   string
-	choose map[string]string
-}{
-	{"default", nil},
-	{"fast linear", map[string]string{"model.family": "logistic", "logistic.C": "1", "logistic.max_iter": "100", "validation": "none"}},
-	{"fast linear", map[string]string{"model.family": "ridge", "ridge.alpha": "1", "validation": "none"}},
-	{"xgboost 400", map[string]string{"model.family": "xgboost", "features.categorical": "ordinal", "xgb.n_estimators": "400",
-		"xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
-	{"xgboost 1500", map[string]string{"model.family": "xgboost", "features.categorical": "ordinal", "xgb.n_estimators": "1500",
-		"xgb.learning_rate": "0.03", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
-	{"random forest 600", map[string]string{"model.family": "random_forest", "forest.n_estimators": "600", "forest.max_depth": "none", "validation": "none"}},
-	{"svm rbf", map[string]string{"model.family": "svm_rbf", "svm.C": "10", "features.scaling": "standard", "validation": "none"}},
-	{"ordinal as regression, default model", map[string]string{"target.ordinal": "regression"}},
-	{"ordinal as regression, xgboost 400", map[string]string{"target.ordinal": "regression", "model.family": "xgboost",
-		"xgb.n_estimators": "400", "xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
-	{"logistic C=10, char tf-idf on text", map[string]string{"features.text": "tfidf_char", "features.text_max": "200000", "model.family": "logistic",
-		"logistic.C": "10", "logistic.max_iter": "1000", "validation": "none"}},
-}
-
-// strictChoices walks p taking the given values and the default's elsewhere;
-// ok is false when a given value is not allowed on this task.
-func strictChoices(p *Profile, choose map[string]string) (*Plan, bool) {
-	def := Default(p)
-	w := NewWalker(p, nil)
-	used := 0
-	for d, ok := w.Next(); ok; d, ok = w.Next() {
-		v, has := choose[d.Name]
-		if has {
-			used++
-		} else {
-			v = def.Get(d.Name)
-		}
-		i := slices.Index(d.Options, v)
-		if i < 0 {
-			if has {
-				return nil, false
-			}
-			i = 0
-		}
-		_ = w.Choose(i)
-	}
-	pl := w.Plan()
-	for k, v := range choose {
-		if got := pl.Get(k); got != "" && got != v {
-			return nil, false
-		}
-	}
-	return pl, used > 0 || len(choose) == 0
-}
-
 // rendererBug matches Python errors that mean the renderer wrote a wrong
 // program (as opposed to a plan that does not suit the data).
 var rendererBug = regexp.MustCompile(`SyntaxError|IndentationError|NameError|UnboundLocalError|got an unexpected keyword argument|ModuleNotFoundError|ImportError`)
@@ -135,10 +81,10 @@ func TestSuitePlans(t *testing.T) {
 		}
 		var jobs []job
 		seen := map[string]bool{}
-		for _, np := range namedPlans {
-			if pl, ok := strictChoices(p, np.choose); ok && !seen[pl.Key()] {
+		for _, np := range Edits {
+			if pl, ok := np.Apply(p); ok && !seen[pl.Key()] {
 				seen[pl.Key()] = true
-				jobs = append(jobs, job{np.name, pl})
+				jobs = append(jobs, job{np.Name, pl})
 			}
 		}
 		rng := rand.New(rand.NewPCG(uint64(len(p.Name)), 11))
