@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // The run's queue token is made once, private to its owner, and kept for a
@@ -28,5 +29,18 @@ func TestRunToken(t *testing.T) {
 	fresh, _, err := runToken(dir)
 	if err != nil || fresh == "" || fresh == tok {
 		t.Fatalf("after an empty file: %q, %v", fresh, err)
+	}
+}
+
+func TestProgramTimeout(t *testing.T) {
+	for _, tc := range []struct{ budget, want time.Duration }{
+		{10 * time.Second, 10 * time.Second},
+		{time.Minute, 30 * time.Second},
+		{4 * time.Minute, 80 * time.Second},
+		{time.Hour, 10 * time.Minute},
+	} {
+		if got := programTimeout(tc.budget, 10*time.Minute); got != tc.want {
+			t.Errorf("budget %v: program timeout %v, want %v", tc.budget, got, tc.want)
+		}
 	}
 }

@@ -101,6 +101,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case *out == "":
 		return exitStatus(stderr, usageErrorf("train: --out DIR is required (or --resume DIR)"))
 	default:
+		if !set["timeout"] {
+			ef.timeout = programTimeout(*budget, ef.timeout)
+		}
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
 			DurationAware: *durAware, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
@@ -116,6 +119,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, err)
 	}
 	return exitStatus(stderr, train(ctx, rc, dir, *resume != "", &ef, &qf, stdout, stderr))
+}
+
+// programTimeout is train's default limit on one program: a third of the
+// budget (at least 30 s, at most the budget), and never above def. A program
+// that needs more leaves no time to learn from it, and two slow samples
+// could otherwise hold both slots of a short run until its end.
+func programTimeout(budget, def time.Duration) time.Duration {
+	return min(def, max(budget/3, min(budget, 30*time.Second)))
 }
 
 func splitList(s string) []string {
@@ -203,8 +214,8 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 		return err
 	}
 	defer env.Close()
-	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, run folder %s\n",
-		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), dir)
+	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, program time limit %v, run folder %s\n",
+		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), rc.Timeout, dir)
 
 	prog := newProgress(stderr, rc.Budget, env)
 	stopTicker := prog.tick(ctx, 15*time.Second)
