@@ -39,6 +39,40 @@
 // (which holds the instrumenter's nonce) is never a file in the working
 // directory. Whatever it writes to file descriptor 3 is returned as
 // Result.Markers.
+//
+// # Why python -S, and what it changes
+//
+// Start-up is most of what a short run costs, and site is a third of an
+// interpreter's start-up (about 3 ms of 11 here), more when a .pth file
+// imports something: Debian's setuptools ships distutils-precedence.pth,
+// whose shim turns `import distutils` (joblib does it, so every scikit-learn
+// program) into importing setuptools and pkg_resources, about 230 ms. So the
+// interpreter runs with -S and the bootstrap does the part of site programs
+// rely on. What a program can tell apart from `python3 solution.py`:
+//
+//   - sys.path is the one site computed when the sandbox was made (system
+//     and Debian dist-packages, and the folders .pth files name), appended
+//     after the standard library as site does; sys.path[0] is the working
+//     directory, as for a script there. The user's site folder is never
+//     added (as with -s), and a package installed after New whose .pth adds
+//     a folder is not seen until a new Sandbox is made.
+//   - The import lines of .pth files do not run. `import distutils` gets the
+//     standard library's (deprecated) distutils rather than setuptools' copy;
+//     editable installs that work through an import hook (setuptools'
+//     __editable__ finders) are not importable.
+//   - sitecustomize and usercustomize do not run (Debian's installs apport's
+//     crash-report excepthook; the bootstrap sets its own excepthook anyway).
+//   - "site" is not in sys.modules and sys.flags.no_site is 1; the exit, quit,
+//     help, copyright, credits and license builtins are there.
+//   - Child interpreters inherit -S (multiprocessing and loky copy the
+//     parent's flags), so the bootstrap also puts the path in PYTHONPATH,
+//     which os.environ shows; an interpreter started without -S runs site as
+//     usual.
+//   - __file__ is not set: the program is not a file (this is independent of
+//     -S).
+//
+// BenchmarkRunOverhead compares a run with both `python3 prog.py` and
+// `python3 -S` with the same path; its comment holds the measured ratios.
 package sandbox
 
 import (

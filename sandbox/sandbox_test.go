@@ -457,6 +457,7 @@ subprocess.run([sys.executable, *flags, "-c", "import numpy; print('child import
 		// The bootstrap (and the stub that loads it compiled) leave no names
 		// behind: `python3 solution.py` starts with dunders only.
 		{"clean-globals", "print('names', sorted(k for k in globals() if not k.startswith('__')))\n", 0, "names []"},
+		{"site-builtins-and-path0", "import os, sys\nassert sys.path[0] == os.getcwd(), sys.path\nprint('builtins', repr(copyright)[:9], credits.__class__.__name__, license.__class__.__name__)\n", 0, "builtins Copyright _Printer _Printer"},
 		{"joblib-loky", `from joblib import Parallel, delayed
 import numpy as np
 print("sum", sum(Parallel(n_jobs=2, backend="loky")(delayed(np.square)(i) for i in range(4))))
