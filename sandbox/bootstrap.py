@@ -115,8 +115,7 @@ def _mlerl_boot(g):
             sys.exit(125)
     # What site would have done that programs rely on: the package folders
     # (appended, as site does, after any PYTHONPATH the run was given), and
-    # the exit/quit/help (scripts call exit()) and copyright/credits/license
-    # builtins.
+    # the exit/quit/help builtins (scripts call exit()).
     # With -c, sys.path[0] is "" (the directory current at each import); a
     # script's is the folder it was started in, which the program's is.
     if sys.path and sys.path[0] == "":
@@ -140,9 +139,8 @@ def _mlerl_boot(g):
     builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
     builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
     builtins.help = _sitebuiltins._Helper()
-    builtins.copyright = _sitebuiltins._Printer("copyright", sys.copyright)
-    builtins.credits = _sitebuiltins._Printer("credits", "See https://www.python.org/about/credits/")
-    builtins.license = _sitebuiltins._Printer("license", "See https://www.python.org/psf/license/")
+    # Not copyright, credits and license: _sitebuiltins._Printer imports os
+    # (a millisecond), for builtins only an interactive session uses.
     # Tell the host the interpreter is up and the limits hold: from here on a
     # failure is the program's, not the sandbox's.
     try:

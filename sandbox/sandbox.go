@@ -62,8 +62,9 @@
 //     __editable__ finders) are not importable.
 //   - sitecustomize and usercustomize do not run (Debian's installs apport's
 //     crash-report excepthook; the bootstrap sets its own excepthook anyway).
-//   - "site" is not in sys.modules and sys.flags.no_site is 1; the exit, quit,
-//     help, copyright, credits and license builtins are there.
+//   - "site" is not in sys.modules and sys.flags.no_site is 1; the exit, quit
+//     and help builtins are there, the interactive copyright, credits and
+//     license are not (making them imports os, a millisecond per run).
 //   - Child interpreters inherit -S (multiprocessing and loky copy the
 //     parent's flags), so the bootstrap also puts the path in PYTHONPATH,
 //     which os.environ shows; an interpreter started without -S runs site as
