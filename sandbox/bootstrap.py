@@ -1,5 +1,5 @@
 # Runs first inside every sandboxed interpreter
-# (python3 -S -c BOOTSTRAP DATA NPROC FSIZE UID INIT PATHS)
+# (python3 -S -c BOOTSTRAP DATA NPROC FSIZE UID PATHS)
 # with fd 0 the program source, fd 3 the marker pipe and fd 4 the started pipe.
 # It lowers the resource limits before any untrusted code runs, then reads the
 # program from stdin and executes it as __main__. The source never touches the
@@ -14,67 +14,6 @@
 # when the sandbox was made) behind a small -c stub that removes it from
 # argv, so the arguments above are the same either way.
 import sys
-
-
-def _mlerl_init():
-    # Under bwrap this interpreter is pid 1 of the sandbox's pid namespace
-    # (bwrap --as-pid-1): it forks the program and reaps it, and every orphan
-    # the program leaves. bwrap waits for pid 1 and the host waits for bwrap,
-    # so the kernel's rusage of the host's wait covers the program's whole
-    # tree: peak memory is measured outside anything the program can write.
-    # This process stays as it was started (root with CAP_SETUID when the
-    # host is root), so the program, under another uid, cannot signal or
-    # trace it; it runs no untrusted code. It forks first thing and imports
-    # nothing (posix is built in): whatever it touched before the fork, the
-    # program's process pays for again in copy-on-write faults.
-    import posix as os
-
-    # kill(-1) below reaches every process this one may signal: inside the
-    # sandbox's own pid namespace that is the run, anywhere else (a bootstrap
-    # started by hand, a bwrap without --unshare-pid) it would be the host.
-    # Refuse to be an init anywhere but as pid 1.
-    if os.getpid() != 1:
-        sys.stderr.write("sandbox: bootstrap init mode outside a new pid namespace\n")
-        os._exit(125)
-    pid = os.fork()
-    if pid == 0:
-        return
-    # A same-uid program (no root on the host) could otherwise interrupt
-    # the wait and lose its rusage; _signal spares signal.py's enum import.
-    import _signal
-
-    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-    # Our copies of the program's pipes would keep them open past its end.
-    for fd in (0, 3, 4):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    status = None
-    while status is None:
-        try:
-            got, st = os.waitpid(-1, 0)
-        except ChildProcessError:
-            os._exit(125)
-        if got == pid:
-            status = st
-    # The program is over: kill what it left behind and reap it here. The
-    # kernel would kill it too when pid 1 exits, but would reap it without
-    # accounting, and its memory would go missing from the peak. kill(-1)
-    # from pid 1 reaches every process of this namespace and nothing outside
-    # it; repeating it after each reap catches children forked meanwhile.
-    while True:
-        try:
-            os.kill(-1, 9)
-        except OSError:
-            pass
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
-    # A signal cannot be re-raised on pid 1; bwrap reports 128+n either way.
-    code = os.waitstatus_to_exitcode(status)
-    os._exit(128 - code if code < 0 else code)
 
 
 def _mlerl_boot(g):
@@ -120,7 +59,7 @@ def _mlerl_boot(g):
     # script's is the folder it was started in, which the program's is.
     if sys.path and sys.path[0] == "":
         sys.path[0] = os.getcwd()
-    extra = [p for p in sys.argv[6].split(":") if p and p not in sys.path]
+    extra = [p for p in sys.argv[5].split(":") if p and p not in sys.path]
     if extra:
         sys.path.extend(extra)
         # Child interpreters inherit -S (multiprocessing and joblib's loky
@@ -176,6 +115,4 @@ def _mlerl_excepthook(kind, value, tb, src):
     traceback.print_exception(kind, value, tb)
 
 
-if sys.argv[5] == "1":
-    _mlerl_init()
 _mlerl_boot(globals())

@@ -42,6 +42,9 @@ func (s *Sandbox) prepareBwrap() error {
 		bw = "/usr/bin/bwrap"
 	}
 	s.bwrap = bw
+	if _, err := os.Stat(initShell); err != nil {
+		return fmt.Errorf("no shell for the sandbox's init: %w", err)
+	}
 	var a []string
 	if s.runAsID {
 		// As root, bwrap runs privileged without a user namespace (one would
@@ -54,9 +57,9 @@ func (s *Sandbox) prepareBwrap() error {
 	} else {
 		a = []string{"--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"}
 	}
-	// --as-pid-1: the bootstrap is the pid namespace's init and reaps the
-	// program itself, in place of bwrap's own init, which bwrap never waits
-	// for: that hid the program's rusage from the host (peak memory).
+	// --as-pid-1: init.sh is the pid namespace's init and reaps the program
+	// itself, in place of bwrap's own init, which bwrap never waits for: that
+	// hid the program's rusage from the host (peak memory).
 	a = append(a, "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr")
 	// Mirror the host's top-level library and binary folders: links on a
 	// merged-/usr system, binds otherwise.
@@ -120,7 +123,7 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	}
 	// The root tmpfs bwrap builds is writable until remounted; nothing may be
 	// written outside the working directory and /tmp.
-	args = append(args, "--remount-ro", "/", "--chdir", sandboxHome, "--")
+	args = append(args, "--remount-ro", "/", "--chdir", sandboxHome, "--", initShell, "-c", initScript, "mlerl-init")
 	args = append(args, r.argv...)
 
 	cmd := exec.Command(s.bwrap, args...)
@@ -166,8 +169,8 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	if res.Signal == "" && res.ExitCode > 128 && res.ExitCode < 128+65 {
 		res.Signal = signalName(syscall.Signal(res.ExitCode - 128))
 	}
-	// bwrap waited for the bootstrap (pid 1), which waited for the program
-	// and reaped its orphans: the kernel folded their peak RSS into this.
+	// bwrap waited for init.sh (pid 1), which waited for the program and
+	// reaped its orphans: the kernel folded their peak RSS into this.
 	res.PeakMemoryBytes = maxRSS(cmd.ProcessState)
 	if !p.up.Load() && !res.TimedOut && ctx.Err() == nil {
 		// bwrap itself failed before the program ran (bad mount, no userns).

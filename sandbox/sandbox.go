@@ -7,10 +7,10 @@
 //     /proc, a /dev with null, zero, full, random, urandom and a shm folder,
 //     a private tmpfs /tmp, and its working directory at
 //     /sandbox with the task's public files bound read-only at /sandbox/data.
-//     Killing bwrap tears down the pid namespace, so the whole tree dies. The
-//     bootstrap is the namespace's pid 1 (bwrap --as-pid-1): it forks the
-//     program and reaps the tree, so the rusage the host gets from waiting for
-//     bwrap holds the program's peak memory.
+//     Killing bwrap tears down the pid namespace, so the whole tree dies. A
+//     small shell script (init.sh) is the namespace's pid 1 (bwrap
+//     --as-pid-1): it runs the interpreter and reaps the tree, so the rusage
+//     the host gets from waiting for bwrap holds the program's peak memory.
 //   - "landlock": for hosts without user namespaces. The mlerl binary re-executes
 //     itself (see Reexec) as a supervisor that is a child subreaper. It applies
 //     Landlock (filesystem, TCP, signal and abstract socket scoping) and a
@@ -207,6 +207,15 @@ type Sandbox struct {
 //go:embed bootstrap.py
 var bootstrapSource string
 
+// initScript is pid 1 of the bwrap tier (see init.sh), run by initShell.
+//
+//go:embed init.sh
+var initScript string
+
+// initShell runs initScript; /bin is a link into /usr or bound read-only in
+// the sandbox, so the host's path holds there too.
+const initShell = "/bin/sh"
+
 // uidBase is the first of the uids given to programs when mlerl runs as
 // root; far above any uid a distribution hands out.
 const uidBase = 1_600_000_000
@@ -323,7 +332,9 @@ print(json.dumps({"path": sys.path[1:], "code": marshal.dumps(code).hex(), "vers
 		}
 	}
 	boot = []string{"-c", bootstrapSource}
-	if got.Code != "" && len(got.Code) < 64<<10 {
+	// The supervised tiers carry argv twice in one argument (their JSON
+	// config), and Linux caps one argument at 128 KiB.
+	if got.Code != "" && len(got.Code) < 24<<10 {
 		// The stub takes the code out of argv, so the bootstrap sees the
 		// arguments it would see started from source. Code compiled by one
 		// interpreter version is refused by another (the interpreter was
@@ -415,16 +426,14 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	// Under bwrap the bootstrap drops to the run's uid itself (bwrap runs as
 	// root so it can reach any data folder); the supervisor does it in the
 	// other tiers.
-	// There the interpreter is also the namespace's pid 1, which forks the
-	// program and reaps its tree (see bootstrap.py).
-	dropTo, init := -1, "0"
+	dropTo := -1
 	if s.level == LevelBwrap {
-		dropTo, init = r.uid, "1"
+		dropTo = r.uid
 	}
 	r.argv = append([]string{s.python, "-S"}, s.boot...)
 	r.argv = append(r.argv,
 		fmt.Sprint(r.limits.MemoryBytes), fmt.Sprint(r.limits.MaxProcs), fmt.Sprint(r.limits.MaxFileBytes), fmt.Sprint(dropTo),
-		init, s.sysPath)
+		s.sysPath)
 
 	var err error
 	switch s.level {

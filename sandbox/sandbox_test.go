@@ -408,27 +408,25 @@ func TestDataUnderClosedDirectory(t *testing.T) {
 	}
 }
 
-// The bootstrap's init mode kills every process it may signal once the
-// program ends; anywhere but as pid 1 of a fresh pid namespace that would be
-// the host's processes. It must refuse to run there. The check runs inside a
-// pid namespace where the bootstrap is pid 2 (bwrap's own init is pid 1), so
-// a regression could only kill inside that namespace.
-func TestBootstrapInitOnlyAsPID1(t *testing.T) {
+// The init (init.sh) kills every process it may signal once the program
+// ends; anywhere but as pid 1 of a fresh pid namespace that would be the
+// host's processes. It must refuse to run there. The check runs inside a pid
+// namespace where the init is pid 2 (bwrap's own init is pid 1), so a
+// regression could only kill inside that namespace.
+func TestInitOnlyAsPID1(t *testing.T) {
 	bw, err := exec.LookPath("bwrap")
 	if err != nil {
 		t.Skip("needs bwrap for a throwaway pid namespace")
 	}
 	args := []string{"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/", "--",
-		"/usr/bin/python3", "-S", "-c", bootstrapSource, "-1", "-1", "-1", "-1", "1", ""}
+		initShell, "-c", initScript, "mlerl-init", "/bin/echo", "program ran"}
 	if os.Geteuid() != 0 {
 		args = append([]string{"--unshare-user"}, args...)
 	}
-	cmd := exec.Command(bw, args...)
-	cmd.Stdin = strings.NewReader("print('program ran')")
-	out, err := cmd.CombinedOutput()
+	out, err := exec.Command(bw, args...).CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 125 {
-		t.Fatalf("bootstrap as init outside pid 1: err %v, want exit 125; output:\n%s", err, out)
+		t.Fatalf("init outside pid 1: err %v, want exit 125; output:\n%s", err, out)
 	}
 	if !bytes.Contains(out, []byte("outside a new pid namespace")) || bytes.Contains(out, []byte("program ran")) {
 		t.Errorf("output:\n%s", out)
@@ -525,5 +523,71 @@ print("devices ok")
 		if res.ExitCode != 0 || !bytes.Contains(res.Output, []byte("devices ok")) {
 			t.Errorf("%s: exit %d:\n%s", sb.Level(), res.ExitCode, tail(res.Output))
 		}
+	}
+}
+
+// The program's end reaches the host through pid 1 (init.sh under bwrap):
+// its exit code, the signal that killed it, and its signal dispositions are
+// an interpreter's own (the shell starts it in the foreground, so SIGINT is
+// not ignored).
+func TestExitAndSignalsThroughInit(t *testing.T) {
+	cases := []struct {
+		name, prog string
+		exit       int
+		signal     string
+		want       string
+	}{
+		{"sigint-handler", "import signal\nprint('default', signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n", 0, "", "default True"},
+		{"killed-by-sigterm", "import os, signal\nprint('dying', flush=True)\nos.kill(os.getpid(), signal.SIGTERM)\n", 143, "SIGTERM", "dying"},
+		{"exit-code", "import sys\nsys.exit(42)\n", 42, "", ""},
+	}
+	for _, sb := range tiers(t) {
+		for _, c := range cases {
+			t.Run(string(sb.Level())+"/"+c.name, func(t *testing.T) {
+				res := mustRun(t, sb, Spec{Program: []byte(c.prog)})
+				if res.ExitCode != c.exit || res.Signal != c.signal || !bytes.Contains(res.Output, []byte(c.want)) {
+					t.Errorf("exit %d signal %q (want %d %q), output:\n%s", res.ExitCode, res.Signal, c.exit, c.signal, tail(res.Output))
+				}
+			})
+		}
+	}
+}
+
+// A program that runs under pid 1's own uid (bwrap with a user namespace,
+// as on a host where mlerl is not root) may send pid 1 signals; the kernel
+// drops those pid 1 has no handler for, so the run still ends normally with
+// its tree reaped and measured. When the host is root, the test builds that
+// user-namespace configuration itself.
+func TestInitIgnoresProgramSignals(t *testing.T) {
+	sbs := tiers(t)
+	if sbs[0].Level() != LevelBwrap {
+		t.Skip("needs the bwrap tier")
+	}
+	sb := *sbs[0]
+	if sb.runAsID {
+		sb.runAsID = false
+		if err := sb.prepareBwrap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog := `import os, signal, time
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGSEGV, signal.SIGKILL):
+    try:
+        os.kill(1, s)
+    except OSError as e:
+        print("refused", s, e)
+time.sleep(0.2)
+b = b"x" * (200 << 20)
+print("alive", os.getuid(), os.stat("/proc/1").st_uid)
+`
+	res, err := sb.Run(context.Background(), Spec{Program: []byte(prog), Limits: Limits{Timeout: time.Minute}})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, res.Output)
+	}
+	if res.ExitCode != 0 || !bytes.Contains(res.Output, []byte("alive 1000 1000")) {
+		t.Fatalf("exit %d signal %q, output:\n%s", res.ExitCode, res.Signal, tail(res.Output))
+	}
+	if res.PeakMemoryBytes < 200<<20 {
+		t.Errorf("peak memory %d MiB, want at least 200", res.PeakMemoryBytes>>20)
 	}
 }
