@@ -32,7 +32,7 @@ func benchBatch(n *Net, b int, rng *rand.Rand) []Example {
 		for s := range 15 {
 			k := 2 + (s*3)%7
 			c, lp := n.Choose(ctx, steps, s, k, 0.7, rng)
-			steps = append(steps, Step{s, k, c})
+			steps = append(steps, Step{Decision: s, NumOptions: k, Chosen: c})
 			lps = append(lps, lp)
 		}
 		batch[i] = Example{Ctx: ctx, Steps: steps, OldLogProbs: lps, Advantage: rng.NormFloat64(), Temperature: 0.7}

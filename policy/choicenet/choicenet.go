@@ -76,6 +76,11 @@ type Config struct {
 	Epochs    int // passes over the batch per Update
 	MiniBatch int // trajectories per gradient step
 	Seed      uint64
+
+	// HintLogit is added to the logit of a step's hinted option (Step.Hint):
+	// a fixed prior the net learns on top of, as a language model's
+	// pretraining is the prior its RL starts from. 0 ignores hints.
+	HintLogit float64
 }
 
 // DefaultConfig returns the settings used by the recipe policy.
@@ -142,9 +147,12 @@ func (c Config) validate() error {
 }
 
 // Step is one decision of a plan: which decision, how many options it had,
-// and which was chosen.
+// and which was chosen. Hint, when not 0, is 1 + the option a prior
+// prefers at this step (Config.HintLogit); it is part of the step because
+// the options, and so the hinted index, may depend on earlier choices.
 type Step struct {
 	Decision, NumOptions, Chosen int
+	Hint                         int `json:",omitempty"`
 }
 
 // Context is what every step of one plan is conditioned on.
@@ -300,7 +308,17 @@ func (n *Net) checkStep(s Step) error {
 	if s.Chosen < 0 || s.Chosen >= s.NumOptions {
 		return fmt.Errorf("%w: chosen %d out of range [0,%d) at decision %d", ErrBadInput, s.Chosen, s.NumOptions, s.Decision)
 	}
+	if s.Hint < 0 || s.Hint > s.NumOptions {
+		return fmt.Errorf("%w: hint %d out of range [0,%d] at decision %d", ErrBadInput, s.Hint, s.NumOptions, s.Decision)
+	}
 	return nil
+}
+
+// addHint adds the prior's logit to the hinted option of step s.
+func (n *Net) addHint(z []float64, s Step) {
+	if s.Hint > 0 {
+		z[s.Hint-1] += n.cfg.HintLogit
+	}
 }
 
 // CheckContext reports whether ctx fits the net's configuration.
@@ -464,7 +482,13 @@ func logSoftmax(z []float64, numOptions int, temperature float64) {
 // Probs returns the tempered probabilities of a step's options (length
 // numOptions; they sum to 1). temperature must be positive.
 func (n *Net) Probs(ctx Context, history []Step, decision, numOptions int, temperature float64) ([]float64, error) {
-	lp, err := n.stepLogProbs(ctx, history, decision, numOptions, temperature)
+	return n.StepProbs(ctx, history, Step{Decision: decision, NumOptions: numOptions}, temperature)
+}
+
+// StepProbs is Probs for the step next (its Decision, NumOptions and Hint).
+func (n *Net) StepProbs(ctx Context, history []Step, next Step, temperature float64) ([]float64, error) {
+	next.Chosen = 0
+	lp, err := n.stepLogProbs(ctx, history, next, temperature)
 	if err != nil {
 		return nil, err
 	}
@@ -474,14 +498,14 @@ func (n *Net) Probs(ctx Context, history []Step, decision, numOptions int, tempe
 	return lp, nil
 }
 
-func (n *Net) stepLogProbs(ctx Context, history []Step, decision, numOptions int, temperature float64) ([]float64, error) {
+func (n *Net) stepLogProbs(ctx Context, history []Step, next Step, temperature float64) ([]float64, error) {
 	if err := n.CheckContext(ctx); err != nil {
 		return nil, err
 	}
 	if err := n.CheckSteps(history); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	if err := n.checkStep(Step{Decision: decision, NumOptions: numOptions}); err != nil {
+	if err := n.checkStep(next); err != nil {
 		return nil, err
 	}
 	if !(temperature > 0) || math.IsInf(temperature, 0) {
@@ -491,9 +515,10 @@ func (n *Net) stepLogProbs(ctx Context, history []Step, decision, numOptions int
 	hist := make([]float64, n.cfg.Embed)
 	n.meanEmbedding(hist, history)
 	z := make([]float64, n.cfg.MaxOptions)
-	n.logits(z, ci, hist, decision)
-	logSoftmax(z, numOptions, temperature)
-	return z[:numOptions], nil
+	n.logits(z, ci, hist, next.Decision)
+	n.addHint(z, next)
+	logSoftmax(z, next.NumOptions, temperature)
+	return z[:next.NumOptions], nil
 }
 
 // Choose samples an option for the next step of a plan, given the steps
@@ -509,6 +534,13 @@ func (n *Net) stepLogProbs(ctx Context, history []Step, decision, numOptions int
 // decision or numOptions out of range, a NaN temperature or a nil rng when
 // sampling — returns (-1, NaN) and never panics.
 func (n *Net) Choose(ctx Context, history []Step, decision, numOptions int, temperature float64, rng *rand.Rand) (chosen int, logProb float64) {
+	return n.ChooseStep(ctx, history, Step{Decision: decision, NumOptions: numOptions}, temperature, rng)
+}
+
+// ChooseStep is Choose for the step next (its Decision, NumOptions and
+// Hint; Chosen is ignored).
+func (n *Net) ChooseStep(ctx Context, history []Step, next Step, temperature float64, rng *rand.Rand) (chosen int, logProb float64) {
+	next.Chosen = 0
 	greedy := temperature <= 0
 	t := temperature
 	if greedy {
@@ -517,7 +549,7 @@ func (n *Net) Choose(ctx Context, history []Step, decision, numOptions int, temp
 	if !greedy && rng == nil {
 		return -1, math.NaN()
 	}
-	lp, err := n.stepLogProbs(ctx, history, decision, numOptions, t)
+	lp, err := n.stepLogProbs(ctx, history, next, t)
 	if err != nil {
 		return -1, math.NaN()
 	}
@@ -580,6 +612,7 @@ func (n *Net) LogProbs(ctx Context, steps []Step, temperature float64) []float64
 			}
 		}
 		n.logits(z, ci, hist, s.Decision)
+		n.addHint(z, s)
 		logSoftmax(z, s.NumOptions, temperature)
 		out[i] = z[s.Chosen]
 		e := n.cfg.Embed

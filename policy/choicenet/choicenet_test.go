@@ -47,6 +47,9 @@ func randomPlan(n *Net, rng *rand.Rand, steps int, withParent bool) (Context, []
 		for i := range out {
 			k := 1 + rng.IntN(c.MaxOptions)
 			out[i] = Step{Decision: rng.IntN(c.NumDecisions), NumOptions: k, Chosen: rng.IntN(k)}
+			if c.HintLogit != 0 {
+				out[i].Hint = rng.IntN(k + 1)
+			}
 		}
 		return out
 	}
@@ -128,6 +131,54 @@ func TestFreshNetIsUniform(t *testing.T) {
 	}
 }
 
+// TestHintPrior: on a fresh (uniform) net a hint of weight b gives its option
+// e^b/(e^b + k − 1); sampling, re-scoring and Probs agree; a net with
+// HintLogit 0 ignores hints; a hint out of range is bad input.
+func TestHintPrior(t *testing.T) {
+	cfg := DefaultConfig(3, 4, 5)
+	cfg.HintLogit = 2
+	n := mustNew(t, cfg)
+	ctx := Context{Features: []float64{1, -2, 0.5}}
+	const k = 4
+	next := Step{Decision: 2, NumOptions: k, Hint: 3}
+	p, err := n.StepProbs(ctx, nil, next, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := math.Exp(2)
+	for j, pj := range p {
+		want := 1 / (e + k - 1)
+		if j == 2 {
+			want = e / (e + k - 1)
+		}
+		if math.Abs(pj-want) > 1e-12 {
+			t.Errorf("p[%d] = %v, want %v", j, pj, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	hits := 0
+	for range 2000 {
+		c, lp := n.ChooseStep(ctx, nil, next, 1, rng)
+		next.Chosen = c
+		if got := n.LogProbs(ctx, []Step{next}, 1)[0]; math.Abs(got-lp) > 1e-12 {
+			t.Fatalf("ChooseStep log-prob %v, LogProbs %v", lp, got)
+		}
+		if c == 2 {
+			hits++
+		}
+	}
+	if f := float64(hits) / 2000; math.Abs(f-e/(e+k-1)) > 0.04 {
+		t.Errorf("hinted option sampled %.3f of the time, want %.3f", f, e/(e+k-1))
+	}
+	plain := mustNew(t, DefaultConfig(3, 4, 5))
+	if p, _ := plain.StepProbs(ctx, nil, next, 1); math.Abs(p[2]-0.25) > 1e-12 {
+		t.Errorf("HintLogit 0: hinted option has p %v, want 0.25", p[2])
+	}
+	if _, err := n.StepProbs(ctx, nil, Step{Decision: 2, NumOptions: k, Hint: k + 1}, 1); !errors.Is(err, ErrBadInput) {
+		t.Errorf("hint out of range: %v", err)
+	}
+}
+
 // TestMasking puts huge logits on options beyond numOptions and checks that
 // they still get no probability, that probabilities sum to 1, and that the
 // graph's entropy counts only valid options.
@@ -200,10 +251,10 @@ func TestBadInputIsPanicFree(t *testing.T) {
 		{"decision too large", good, nil, 2, 2, 1, rng},
 		{"short features", Context{Features: []float64{1}}, nil, 0, 2, 1, rng},
 		{"NaN feature", Context{Features: []float64{1, math.NaN()}}, nil, 0, 2, 1, rng},
-		{"infinite parent reward", Context{Features: []float64{1, 2}, Parent: []Step{{0, 2, 1}}, ParentReward: math.Inf(-1)}, nil, 0, 2, 1, rng},
-		{"bad parent step", Context{Features: []float64{1, 2}, Parent: []Step{{0, 2, 2}}}, nil, 0, 2, 1, rng},
-		{"history chosen out of range", good, []Step{{1, 2, 5}}, 0, 2, 1, rng},
-		{"history options out of range", good, []Step{{1, 9, 0}}, 0, 2, 1, rng},
+		{"infinite parent reward", Context{Features: []float64{1, 2}, Parent: []Step{{Decision: 0, NumOptions: 2, Chosen: 1}}, ParentReward: math.Inf(-1)}, nil, 0, 2, 1, rng},
+		{"bad parent step", Context{Features: []float64{1, 2}, Parent: []Step{{Decision: 0, NumOptions: 2, Chosen: 2}}}, nil, 0, 2, 1, rng},
+		{"history chosen out of range", good, []Step{{Decision: 1, NumOptions: 2, Chosen: 5}}, 0, 2, 1, rng},
+		{"history options out of range", good, []Step{{Decision: 1, NumOptions: 9, Chosen: 0}}, 0, 2, 1, rng},
 		{"NaN temperature", good, nil, 0, 2, math.NaN(), rng},
 		{"nil rng", good, nil, 0, 2, 1, nil},
 	}
@@ -219,11 +270,11 @@ func TestBadInputIsPanicFree(t *testing.T) {
 		})
 	}
 	t.Run("LogProbs NaN from the first bad step on", func(t *testing.T) {
-		lp := n.LogProbs(good, []Step{{0, 2, 1}, {1, 3, 3}, {0, 2, 0}}, 1)
+		lp := n.LogProbs(good, []Step{{Decision: 0, NumOptions: 2, Chosen: 1}, {Decision: 1, NumOptions: 3, Chosen: 3}, {Decision: 0, NumOptions: 2, Chosen: 0}}, 1)
 		if math.IsNaN(lp[0]) || !math.IsNaN(lp[1]) || !math.IsNaN(lp[2]) {
 			t.Errorf("LogProbs = %v, want [finite NaN NaN]", lp)
 		}
-		for _, lp := range n.LogProbs(Context{}, []Step{{0, 2, 1}}, 1) {
+		for _, lp := range n.LogProbs(Context{}, []Step{{Decision: 0, NumOptions: 2, Chosen: 1}}, 1) {
 			if !math.IsNaN(lp) {
 				t.Errorf("bad context: log-prob %v, want NaN", lp)
 			}
@@ -255,8 +306,8 @@ func TestGreedy(t *testing.T) {
 func TestChooseMatchesProbs(t *testing.T) {
 	n := mustNew(t, tinyConfig())
 	randomize(n, 4, 1)
-	ctx := Context{Features: []float64{-0.5, 1}, Parent: []Step{{1, 3, 2}}, ParentReward: -9.7}
-	hist := []Step{{0, 3, 1}}
+	ctx := Context{Features: []float64{-0.5, 1}, Parent: []Step{{Decision: 1, NumOptions: 3, Chosen: 2}}, ParentReward: -9.7}
+	hist := []Step{{Decision: 0, NumOptions: 3, Chosen: 1}}
 	const temp, draws = 0.7, 20000
 	p, err := n.Probs(ctx, hist, 1, 3, temp)
 	if err != nil {
@@ -284,6 +335,7 @@ func TestChooseMatchesProbs(t *testing.T) {
 // pass (sampling) compute the same log-probabilities, in float64, to 1e-9.
 func TestGraphAgreesWithGo(t *testing.T) {
 	cfg := DefaultConfig(5, 6, 7)
+	cfg.HintLogit = 1.5 // randomPlan hints some steps
 	n := mustNew(t, cfg)
 	randomize(n, 11, 0.4)
 	rng := rand.New(rand.NewPCG(8, 9))
@@ -326,7 +378,7 @@ func TestDeterminism(t *testing.T) {
 			var lps []float64
 			for d := range 2 {
 				c, lp := n.Choose(ctx, steps, d, 3, 0.7, rng)
-				steps = append(steps, Step{d, 3, c})
+				steps = append(steps, Step{Decision: d, NumOptions: 3, Chosen: c})
 				lps = append(lps, lp)
 				picks = append(picks, c)
 			}

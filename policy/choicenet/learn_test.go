@@ -30,7 +30,7 @@ func successProb(t *testing.T, n *Net, env toyEnv, f []float64) (success, worstS
 	}
 	worstSecond = 1
 	for c0, pc0 := range p0 {
-		p1, err := n.Probs(ctx, []Step{{0, env.options[0], c0}}, 1, env.options[1], 1)
+		p1, err := n.Probs(ctx, []Step{{Decision: 0, NumOptions: env.options[0], Chosen: c0}}, 1, env.options[1], 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,9 +100,9 @@ func TestLearning(t *testing.T) {
 					f := env.features(rng)
 					ctx := Context{Features: f}
 					c0, lp0 := n.Choose(ctx, nil, 0, env.options[0], 0.7, rng)
-					steps := []Step{{0, env.options[0], c0}}
+					steps := []Step{{Decision: 0, NumOptions: env.options[0], Chosen: c0}}
 					c1, lp1 := n.Choose(ctx, steps, 1, env.options[1], 0.7, rng)
-					steps = append(steps, Step{1, env.options[1], c1})
+					steps = append(steps, Step{Decision: 1, NumOptions: env.options[1], Chosen: c1})
 					batch = append(batch, Example{Ctx: ctx, Steps: steps, OldLogProbs: []float64{lp0, lp1}, Temperature: 0.7})
 					rewards = append(rewards, env.reward(f, c0, c1))
 				}

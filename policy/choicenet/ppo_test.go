@@ -90,8 +90,8 @@ func TestPPOMeanEntropyKLByHand(t *testing.T) {
 	// Plan 2: one step with 3 options, ratio 0.5, A = −2: the clipped side wins,
 	// max(−(−2)·0.5, −(−2)·0.8) = max(1, 1.6) = 1.6.
 	batch := []Example{
-		{Ctx: ctx, Steps: []Step{{0, 2, 1}, {1, 3, 2}}, OldLogProbs: []float64{math.Log(0.5), math.Log(1.0/3) - math.Log(1.1)}, Advantage: 1, Temperature: 1},
-		{Ctx: ctx, Steps: []Step{{1, 3, 0}}, OldLogProbs: []float64{math.Log(1.0/3) - math.Log(0.5)}, Advantage: -2, Temperature: 1},
+		{Ctx: ctx, Steps: []Step{{Decision: 0, NumOptions: 2, Chosen: 1}, {Decision: 1, NumOptions: 3, Chosen: 2}}, OldLogProbs: []float64{math.Log(0.5), math.Log(1.0/3) - math.Log(1.1)}, Advantage: 1, Temperature: 1},
+		{Ctx: ctx, Steps: []Step{{Decision: 1, NumOptions: 3, Chosen: 0}}, OldLogProbs: []float64{math.Log(1.0/3) - math.Log(0.5)}, Advantage: -2, Temperature: 1},
 	}
 	ratios := []float64{1, 1.1, 0.5}
 	pgs := []float64{-1, -1.1, 1.6}
@@ -133,7 +133,7 @@ func referenceLoss(n *Net, batch []Example) float64 {
 			r := math.Exp(lr)
 			clipped := math.Max(1-c.Clip, math.Min(1+c.Clip, r))
 			pg := math.Max(-ex.Advantage*r, -ex.Advantage*clipped)
-			p, err := n.Probs(ex.Ctx, ex.Steps[:i], s.Decision, s.NumOptions, ex.Temperature)
+			p, err := n.StepProbs(ex.Ctx, ex.Steps[:i], s, ex.Temperature)
 			if err != nil {
 				panic(err)
 			}
@@ -155,6 +155,7 @@ func referenceLoss(n *Net, batch []Example) float64 {
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.EntropyCoef, cfg.KLCoef = 0.05, 0.3
+	cfg.HintLogit = 0.9 // randomPlan hints some steps
 	n := mustNew(t, cfg)
 	randomize(n, 21, 0.7)
 	rng := rand.New(rand.NewPCG(4, 2))
@@ -201,7 +202,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 
 func TestUpdateRejectsBadBatch(t *testing.T) {
 	n := mustNew(t, tinyConfig())
-	good := Example{Ctx: Context{Features: []float64{1, 2}}, Steps: []Step{{0, 2, 1}}, OldLogProbs: []float64{-0.7}, Advantage: 1, Temperature: 0.7}
+	good := Example{Ctx: Context{Features: []float64{1, 2}}, Steps: []Step{{Decision: 0, NumOptions: 2, Chosen: 1}}, OldLogProbs: []float64{-0.7}, Advantage: 1, Temperature: 0.7}
 	tests := []struct {
 		name   string
 		mutate func(*Example)
@@ -209,17 +210,17 @@ func TestUpdateRejectsBadBatch(t *testing.T) {
 	}{
 		{"wrong feature length", func(e *Example) { e.Ctx.Features = []float64{1} }, "features"},
 		{"no steps", func(e *Example) { e.Steps, e.OldLogProbs = nil, nil }, "no steps"},
-		{"chosen out of range", func(e *Example) { e.Steps = []Step{{0, 2, 2}} }, "chosen 2"},
-		{"too many options", func(e *Example) { e.Steps = []Step{{0, 4, 1}} }, "numOptions 4"},
-		{"zero options", func(e *Example) { e.Steps = []Step{{0, 0, 0}} }, "numOptions 0"},
-		{"decision out of range", func(e *Example) { e.Steps = []Step{{5, 2, 0}} }, "decision 5"},
+		{"chosen out of range", func(e *Example) { e.Steps = []Step{{Decision: 0, NumOptions: 2, Chosen: 2}} }, "chosen 2"},
+		{"too many options", func(e *Example) { e.Steps = []Step{{Decision: 0, NumOptions: 4, Chosen: 1}} }, "numOptions 4"},
+		{"zero options", func(e *Example) { e.Steps = []Step{{Decision: 0, NumOptions: 0, Chosen: 0}} }, "numOptions 0"},
+		{"decision out of range", func(e *Example) { e.Steps = []Step{{Decision: 5, NumOptions: 2, Chosen: 0}} }, "decision 5"},
 		{"log-prob count", func(e *Example) { e.OldLogProbs = []float64{-1, -1} }, "2 old log-probs for 1 steps"},
 		{"positive log-prob", func(e *Example) { e.OldLogProbs = []float64{0.5} }, "old log-prob"},
 		{"NaN log-prob", func(e *Example) { e.OldLogProbs = []float64{math.NaN()} }, "old log-prob"},
 		{"-Inf log-prob", func(e *Example) { e.OldLogProbs = []float64{math.Inf(-1)} }, "old log-prob"},
 		{"NaN advantage", func(e *Example) { e.Advantage = math.NaN() }, "advantage"},
 		{"greedy temperature", func(e *Example) { e.Temperature = 0 }, "temperature"},
-		{"bad parent", func(e *Example) { e.Ctx.Parent = []Step{{0, 3, 3}} }, "parent step 0"},
+		{"bad parent", func(e *Example) { e.Ctx.Parent = []Step{{Decision: 0, NumOptions: 3, Chosen: 3}} }, "parent step 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +242,7 @@ func TestUpdateRejectsBadBatch(t *testing.T) {
 
 func TestCancelledUpdateChangesNothing(t *testing.T) {
 	n := mustNew(t, tinyConfig())
-	ex := Example{Ctx: Context{Features: []float64{1, 2}}, Steps: []Step{{0, 2, 1}}, OldLogProbs: []float64{math.Log(0.5)}, Advantage: 1, Temperature: 1}
+	ex := Example{Ctx: Context{Features: []float64{1, 2}}, Steps: []Step{{Decision: 0, NumOptions: 2, Chosen: 1}}, OldLogProbs: []float64{math.Log(0.5)}, Advantage: 1, Temperature: 1}
 	before := n.LogProbs(ex.Ctx, ex.Steps, 1)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

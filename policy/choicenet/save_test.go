@@ -22,7 +22,7 @@ func trainedNet(t *testing.T) (*Net, []Example) {
 			for d := range 4 {
 				k := 2 + d%4
 				c, lp := n.Choose(ctx, steps, d, k, 0.7, rng)
-				steps = append(steps, Step{d, k, c})
+				steps = append(steps, Step{Decision: d, NumOptions: k, Chosen: c})
 				lps = append(lps, lp)
 			}
 			batch = append(batch, Example{Ctx: ctx, Steps: steps, OldLogProbs: lps, Advantage: rng.NormFloat64(), Temperature: 0.7})
@@ -98,12 +98,12 @@ func TestLoadRejectsBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mustNew(t, tinyConfig())
-			before := m.LogProbs(Context{Features: []float64{1, 2}}, []Step{{0, 3, 1}}, 1)[0]
+			before := m.LogProbs(Context{Features: []float64{1, 2}}, []Step{{Decision: 0, NumOptions: 3, Chosen: 1}}, 1)[0]
 			err := m.Load(bytes.NewReader(tt.data))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Load error = %v, want one mentioning %q", err, tt.want)
 			}
-			if after := m.LogProbs(Context{Features: []float64{1, 2}}, []Step{{0, 3, 1}}, 1)[0]; after != before || m.Config() != mustNew(t, tinyConfig()).Config() {
+			if after := m.LogProbs(Context{Features: []float64{1, 2}}, []Step{{Decision: 0, NumOptions: 3, Chosen: 1}}, 1)[0]; after != before || m.Config() != mustNew(t, tinyConfig()).Config() {
 				t.Errorf("failed Load changed the net")
 			}
 		})

@@ -215,6 +215,7 @@ type exampleRows struct {
 	parent   []int   // pair indices of the parent plan
 	numOpts  []int
 	chosen   []int
+	hint     []int
 	invTemp  float64
 	oldLP    []float64
 	adv      float64
@@ -237,6 +238,7 @@ func (n *Net) encodeExample(ex Example) exampleRows {
 		r.decision = append(r.decision, s.Decision)
 		r.numOpts = append(r.numOpts, s.NumOptions)
 		r.chosen = append(r.chosen, s.Chosen)
+		r.hint = append(r.hint, s.Hint)
 		r.hist = append(r.hist, prefix)
 		prefix = append(prefix[:len(prefix):len(prefix)], n.pairIndex(s))
 	}
@@ -248,6 +250,7 @@ func (n *Net) encodeExample(ex Example) exampleRows {
 type graphInput struct {
 	rows, real                              int
 	dense, decOH, hist, par, mask, chosenOH []float64
+	prior                                   []float64
 	invTemp, oldLP, adv, rowWeight          []float64
 }
 
@@ -276,7 +279,7 @@ func (n *Net) assemble(all []exampleRows, idx []int) graphInput {
 		rows: rows, real: real,
 		dense: make([]float64, rows*dw), decOH: make([]float64, rows*nd),
 		hist: make([]float64, rows*np), par: make([]float64, rows*np),
-		mask: make([]float64, rows*mo), chosenOH: make([]float64, rows*mo),
+		mask: make([]float64, rows*mo), chosenOH: make([]float64, rows*mo), prior: make([]float64, rows*mo),
 		invTemp: make([]float64, rows), oldLP: make([]float64, rows),
 		adv: make([]float64, rows), rowWeight: make([]float64, rows),
 	}
@@ -308,6 +311,9 @@ func (n *Net) assemble(all []exampleRows, idx []int) graphInput {
 				in.mask[r*mo+k] = 1
 			}
 			in.chosenOH[r*mo+ex.chosen[s]] = 1
+			if h := ex.hint[s]; h > 0 {
+				in.prior[r*mo+h-1] = c.HintLogit
+			}
 			in.invTemp[r] = ex.invTemp
 			in.oldLP[r] = ex.oldLP[s]
 			in.adv[r] = ex.adv
@@ -369,11 +375,11 @@ func (n *Net) getTrainer() (*trainer, error) {
 	return tr, nil
 }
 
-const numDataInputs = 10
+const numDataInputs = 11
 
 // graph builds the PPO loss of one minibatch and its gradients with respect
 // to the parameters. Inputs: the numParams parameters, then dense, decOH,
-// hist, par, mask, chosenOH, invTemp, oldLP, adv, rowWeight.
+// hist, par, mask, chosenOH, invTemp, oldLP, adv, rowWeight, prior.
 //
 // GoMLX's autodiff differentiates the PPO objective down to the logits (the
 // part worth a machine check: log-softmax, masking, clipping, entropy, KL).
@@ -388,13 +394,15 @@ func (tr *trainer) graph(inputs []*Node) []*Node {
 	p := inputs[:numParams]
 	d := inputs[numParams:]
 	dense, decOH, hist, par, mask, chosenOH := d[0], d[1], d[2], d[3], d[4], d[5]
-	invTemp, oldLP, adv, rowW := d[6], d[7], d[8], d[9]
+	invTemp, oldLP, adv, rowW, prior := d[6], d[7], d[8], d[9], d[10]
 
 	// Forward.
 	x := Concatenate([]*Node{dense, decOH, matmul(hist, p[pEmb]), matmul(par, p[pEmb])}, -1)
 	h1 := Tanh(Add(matmul(x, p[pW1]), InsertAxes(p[pB1], 0)))
 	h2 := Tanh(Add(matmul(h1, p[pW2]), InsertAxes(p[pB2], 0)))
-	logits := Add(Add(matmul(h2, p[pW3]), InsertAxes(p[pB3], 0)), matmul(decOH, p[pDecB]))
+	// The hint prior is a constant input: it shifts the logits but adds no
+	// term to their gradient with respect to the parameters.
+	logits := Add(Add(Add(matmul(h2, p[pW3]), InsertAxes(p[pB3], 0)), matmul(decOH, p[pDecB])), prior)
 
 	// Temper, then mask: (mask−1)·1e30 is 0 on valid options, −1e30 on the rest.
 	z := Mul(logits, InsertAxes(invTemp, -1))
@@ -470,6 +478,7 @@ func (tr *trainer) run(params [numParams][]float64, in graphInput) (out graphOut
 		tensors.FromFlatDataAndDimensions(in.oldLP, r),
 		tensors.FromFlatDataAndDimensions(in.adv, r),
 		tensors.FromFlatDataAndDimensions(in.rowWeight, r),
+		tensors.FromFlatDataAndDimensions(in.prior, r, c.MaxOptions),
 	)
 	res, err := tr.exec.Exec(args...)
 	if err != nil {

@@ -488,7 +488,19 @@ func Default(p *Profile) *Plan {
 	if p == nil {
 		return &Plan{}
 	}
-	prefs := map[string][]string{}
+	prefs := defaultsFor(p)
+	w := NewWalker(p, nil)
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		_ = w.Choose(prefs.option(d))
+	}
+	return w.Plan()
+}
+
+// preferences are the values Default prefers, per decision, best first.
+type preferences map[string][]string
+
+func defaultsFor(p *Profile) preferences {
+	prefs := preferences{}
 	for k, v := range defaultPrefs {
 		prefs[k] = v
 	}
@@ -507,18 +519,18 @@ func Default(p *Profile) *Plan {
 	if p.Metric == "rmsle" || p.Metric == "mean_column_rmsle" {
 		prefs["target.transform"] = []string{"log1p"}
 	}
-	w := NewWalker(p, nil)
-	for d, ok := w.Next(); ok; d, ok = w.Next() {
-		i := 0
-		for _, want := range prefs[d.Name] {
-			if j := slices.Index(d.Options, want); j >= 0 {
-				i = j
-				break
-			}
+	return prefs
+}
+
+// option is the index Default takes at d: its first preferred value that d
+// offers, else the first option.
+func (pr preferences) option(d Decision) int {
+	for _, want := range pr[d.Name] {
+		if j := slices.Index(d.Options, want); j >= 0 {
+			return j
 		}
-		_ = w.Choose(i)
 	}
-	return w.Plan()
+	return 0
 }
 
 // ParseKey is the inverse of Key: it rebuilds a plan from its key (validate it

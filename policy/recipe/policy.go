@@ -18,6 +18,14 @@ import (
 // Temperature is the paper's sampling temperature (SPEC.md §4).
 const Temperature = 0.7
 
+// HintLogit is the policy's prior: at every decision the option Default
+// would take gets this much more logit (before the temperature), so a fresh
+// policy writes mostly sensible programs with a few changes, as a pretrained
+// language model does, instead of uniformly random ones (most of which fail
+// on a real task). At T = 0.7 it makes the default option of a 4-way decision
+// about 3/4 likely. The net learns on top of it and can overrule it.
+const HintLogit = 1.5
+
 // Policy is the built-in policy: the grammar's decisions made one at a time by
 // a small neural net (choicenet), rendered into a Python program. It satisfies
 // rl.Policy; log-probabilities, PPO ratios, entropy and KL work per decision
@@ -44,6 +52,7 @@ type meta struct {
 func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 	cfg := choicenet.DefaultConfig(NumFeatures, len(DecisionNames), MaxOptions)
 	cfg.Seed = seed
+	cfg.HintLogit = HintLogit
 	net, err := choicenet.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("recipe policy: %w", err)
@@ -99,9 +108,14 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	}
 	c := choicenet.Context{Features: prof.Features(), Parent: m.Parent, ParentReward: m.ParentReward}
 	w := NewWalker(prof, parentPlan)
+	prefs := defaultsFor(prof)
 	var logps []float64
 	for d, ok := w.Next(); ok; d, ok = w.Next() {
-		i, lp := p.net.Choose(c, m.Steps, d.ID, len(d.Options), p.temperature, p.rng)
+		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options)}
+		if d.Name != improveDecision { // which part to improve has no default
+			step.Hint = 1 + prefs.option(d)
+		}
+		i, lp := p.net.ChooseStep(c, m.Steps, step, p.temperature, p.rng)
 		if i < 0 {
 			// The net's input check failed: a profile or plan the net was not
 			// built for (a checkpoint from another grammar, say).
@@ -111,7 +125,8 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 		if err := w.Choose(i); err != nil {
 			return rl.Action{}, fmt.Errorf("recipe policy: %w", err)
 		}
-		m.Steps = append(m.Steps, choicenet.Step{Decision: d.ID, NumOptions: len(d.Options), Chosen: i})
+		step.Chosen = i
+		m.Steps = append(m.Steps, step)
 		logps = append(logps, lp)
 	}
 	m.Plan = w.Plan()
