@@ -48,12 +48,15 @@ func (s *Sandbox) prepareBwrap() error {
 	var a []string
 	if s.runAsID {
 		// As root, bwrap runs privileged without a user namespace (one would
-		// map the program to host root, which RLIMIT_NPROC exempts); it keeps
-		// CAP_SETUID/CAP_SETGID only until the bootstrap drops to the run's
-		// uid, which clears all capabilities. no_new_privs (always set by
-		// bwrap) stops them coming back through setuid binaries.
+		// map the program to host root, which RLIMIT_NPROC exempts). Root's
+		// capabilities are dropped but for four: CAP_SETUID/CAP_SETGID, for
+		// the bootstrap's drop to the run's uid (which clears them all for
+		// the program), CAP_KILL, for pid 1 to kill what the program leaves
+		// behind under that uid, and CAP_DAC_READ_SEARCH, for bwrap to enter
+		// the run's directory (owned by that uid). no_new_privs (always set
+		// by bwrap) stops capabilities coming back through setuid binaries.
 		a = []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-			"--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"}
+			"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_KILL", "--cap-add", "CAP_DAC_READ_SEARCH"}
 	} else {
 		a = []string{"--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"}
 	}

@@ -591,3 +591,28 @@ print("alive", os.getuid(), os.stat("/proc/1").st_uid)
 		t.Errorf("peak memory %d MiB, want at least 200", res.PeakMemoryBytes>>20)
 	}
 }
+
+// Capabilities: the program has none, and under bwrap as root its pid 1
+// keeps only CAP_DAC_READ_SEARCH, CAP_KILL, CAP_SETGID and CAP_SETUID
+// (bits 2 and 5-7), not root's full set.
+func TestNoCapabilities(t *testing.T) {
+	prog := `def caps(pid):
+    for line in open("/proc/%s/status" % pid):
+        if line.startswith("CapEff:"):
+            return int(line.split()[1], 16)
+print("caps", caps("self"), caps(1))
+`
+	for _, sb := range tiers(t) {
+		res := mustRun(t, sb, Spec{Program: []byte(prog)})
+		var self, init int64
+		if _, err := fmt.Sscanf(string(tail(res.Output)), "caps %d %d", &self, &init); err != nil || res.ExitCode != 0 {
+			t.Fatalf("%s: exit %d, %v:\n%s", sb.Level(), res.ExitCode, err, tail(res.Output))
+		}
+		if self != 0 {
+			t.Errorf("%s: the program's effective capabilities are %#x, want none", sb.Level(), self)
+		}
+		if sb.Level() == LevelBwrap && os.Geteuid() == 0 && init != 0xe4 {
+			t.Errorf("bwrap as root: pid 1's effective capabilities are %#x, want 0xe4 (DAC_READ_SEARCH, KILL, SETGID, SETUID)", init)
+		}
+	}
+}
