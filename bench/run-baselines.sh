@@ -17,7 +17,7 @@ TASKS_DIR=$ROOT/suite/tasks
 
 die() { echo "run-baselines: $*" >&2; exit 2; }
 [ -x "$PYTHON" ] || die "python not found: $PYTHON (set PYTHON=)"
-command -v jq >/dev/null || die "jq is required"
+command -v jq >/dev/null || die "jq is required (scripts/setup.sh --bench installs it)"
 
 if [ -z "${MLERL:-}" ]; then
     MLERL=$(mktemp -d)/mlerl

@@ -17,7 +17,7 @@ BUDGET=${BUDGET:-4m}
 TASKS_DIR=$ROOT/suite/tasks
 
 die() { echo "run-train: $*" >&2; exit 2; }
-command -v jq >/dev/null || die "jq is required"
+command -v jq >/dev/null || die "jq is required (scripts/setup.sh --bench installs it)"
 
 if [ -z "${MLERL:-}" ]; then
     MLERL=$(mktemp -d)/mlerl
