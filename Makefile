@@ -26,3 +26,10 @@ test: setup
 suite:
 	./scripts/setup.sh --suite
 	$(GO) run ./cmd/mlerl suite build --verify
+
+# The measurements behind bench/RESULTS.md: the hand-written baselines, then
+# `mlerl train --budget 4m` on every suite task (about an hour on 2 cores).
+bench: build
+	./scripts/setup.sh --bench
+	MLERL=$(CURDIR)/mlerl bench/run-baselines.sh
+	MLERL=$(CURDIR)/mlerl bench/run-train.sh
