@@ -70,6 +70,9 @@ type choices map[string]string
 var familyOptions = []string{
 	"logistic", "ridge", "linear", "random_forest", "extra_trees", "hist_gb",
 	"gradient_boosting", "xgboost", "knn", "linear_svm", "svm_rbf", "mlp", "naive_bayes",
+	// Added later (appended so option indexes stay stable): regressors for
+	// many correlated columns, spectra first among them.
+	"kernel_ridge", "pls",
 }
 
 // familyHyper lists the hyperparameter decisions each model family asks.
@@ -87,13 +90,15 @@ var familyHyper = map[string][]string{
 	"svm_rbf":           {"svm.C"},
 	"mlp":               {"mlp.hidden", "mlp.max_iter"},
 	"naive_bayes":       {"nb.variant"},
+	"kernel_ridge":      {"kernel_ridge.kernel", "kernel_ridge.alpha", "kernel_ridge.gamma"},
+	"pls":               {"pls.n_components"},
 }
 
 func familyAllowed(p *Profile, c choices, fam string) bool {
 	switch fam {
 	case "logistic", "naive_bayes":
 		return classifies(p, c)
-	case "linear":
+	case "linear", "kernel_ridge", "pls":
 		return !classifies(p, c)
 	}
 	return true
@@ -126,7 +131,7 @@ var grammar = []spec{
 		applies: func(_ *Profile, c choices) bool { return notRaw(c) }},
 	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() }},
-	{name: "features.text", part: PartFeatures, options: []string{"tfidf_word", "tfidf_word_1_2", "tfidf_char", "counts", "hashing"},
+	{name: "features.text", part: PartFeatures, options: []string{"tfidf_word", "tfidf_word_1_2", "tfidf_char", "counts", "hashing", "tfidf_word_char"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
 	{name: "features.text_max", part: PartFeatures, options: []string{"2000", "20000", "200000"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
@@ -140,7 +145,10 @@ var grammar = []spec{
 	{name: "model.family", part: PartModel, options: familyOptions, applies: always,
 		allowed: func(p *Profile, c choices, o string) bool { return familyAllowed(p, c, o) }},
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
-		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput }},
+		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput },
+		// PLS is multi-output by construction; wrapped per target, its
+		// column-shaped predictions stack into a 3-d array.
+		allowed: func(_ *Profile, c choices, o string) bool { return o == "native" || c["model.family"] != "pls" }},
 	// Hyperparameters, asked only for the chosen family.
 	{name: "logistic.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("logistic.C")},
 	{name: "logistic.max_iter", part: PartHyper, options: []string{"100", "1000"}, applies: hyper("logistic.max_iter")},
@@ -162,7 +170,7 @@ var grammar = []spec{
 	{name: "svm.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("svm.C")},
 	{name: "mlp.hidden", part: PartHyper, options: []string{"64", "256", "256_128"}, applies: hyper("mlp.hidden")},
 	{name: "mlp.max_iter", part: PartHyper, options: []string{"50", "200", "600"}, applies: hyper("mlp.max_iter")},
-	{name: "nb.variant", part: PartHyper, options: []string{"gaussian", "multinomial", "bernoulli"}, applies: hyper("nb.variant")},
+	{name: "nb.variant", part: PartHyper, options: []string{"gaussian", "multinomial", "bernoulli", "complement"}, applies: hyper("nb.variant")},
 	// Validation only costs time and prints a score; it never changes the
 	// final model, which is always refitted on every training row.
 	{name: "validation", part: PartValidation, options: []string{"none", "holdout", "cv5"}, applies: always},
@@ -176,6 +184,30 @@ var grammar = []spec{
 	// asked just before the model family, which it masks: see askOrder.
 	{name: "target.ordinal", part: PartModel, options: []string{"classes", "regression"},
 		applies: func(p *Profile, _ choices) bool { return p.OrdinalIntegers() }},
+	// Added later still, asked where askOrder puts them. A row that is one
+	// ordered series (a spectrum, a sampled signal; see Profile.Series) can
+	// be replaced by its differences along the series, which remove baseline
+	// shifts (first) and linear slopes (second); snv_diff1 first centres and
+	// scales each row (standard normal variate, for multiplicative scatter);
+	// savgol keeps the series and adds Savitzky-Golay smoothed first and
+	// second derivatives.
+	{name: "features.series", part: PartFeatures, options: []string{"none", "diff1", "diff2", "snv_diff1", "savgol"},
+		applies: func(p *Profile, c choices) bool { return notRaw(c) && p.HasSeries() }},
+	{name: "kernel_ridge.kernel", part: PartHyper, options: []string{"rbf", "poly2"}, applies: hyper("kernel_ridge.kernel")},
+	{name: "kernel_ridge.alpha", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "1"}, applies: hyper("kernel_ridge.alpha")},
+	{name: "kernel_ridge.gamma", part: PartHyper, options: []string{"0.0001", "0.001", "0.01"}, applies: hyper("kernel_ridge.gamma")},
+	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, applies: hyper("pls.n_components")},
+}
+
+// askedBefore places decisions appended to grammar after its first release:
+// each is asked just before the named earlier decision.
+var askedBefore = map[string]string{
+	"target.ordinal":      "model.family",
+	"features.series":     "features.scaling",
+	"kernel_ridge.kernel": "validation",
+	"kernel_ridge.alpha":  "validation",
+	"kernel_ridge.gamma":  "validation",
+	"pls.n_components":    "validation",
 }
 
 // askOrder is the order the walker asks decisions in (indexes into grammar);
@@ -184,11 +216,13 @@ var grammar = []spec{
 var askOrder = func() []int {
 	var order []int
 	for i, s := range grammar {
-		switch s.name {
-		case improveDecision, "target.ordinal":
+		if _, later := askedBefore[s.name]; later || s.name == improveDecision {
 			continue
-		case "model.family":
-			order = append(order, slices.IndexFunc(grammar, func(s spec) bool { return s.name == "target.ordinal" }))
+		}
+		for j, t := range grammar { // in grammar order, so appended decisions keep theirs
+			if askedBefore[t.name] == s.name {
+				order = append(order, j)
+			}
 		}
 		order = append(order, i)
 	}
@@ -205,7 +239,8 @@ var DecisionNames = func() []string {
 }()
 
 // MaxOptions bounds len(AllOptions(id)) for every decision.
-const MaxOptions = 13
+// model.family is the widest (15 since kernel_ridge and pls were added).
+const MaxOptions = 15
 
 var decisionIndex = func() map[string]int {
 	m := map[string]int{}
@@ -481,6 +516,11 @@ var defaultPrefs = map[string][]string{
 	"validation":           {"holdout"},
 	"ensemble":             {"none"},
 	"calibration":          {"none"},
+	"features.series":      {"none"},
+	"kernel_ridge.kernel":  {"rbf"},
+	"kernel_ridge.alpha":   {"0.001"},
+	"kernel_ridge.gamma":   {"0.001"},
+	"pls.n_components":     {"10"},
 }
 
 // Default is a sensible quick plan for p.

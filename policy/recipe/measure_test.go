@@ -33,7 +33,8 @@ type measured struct {
 // and a few random ones. It takes tens of minutes, so it runs only when asked
 // (RECIPE_LONG=1, not with -short). RECIPE_MEASURE_OUT appends one JSON line
 // per run; RECIPE_RANDOM sets random plans per task (default 2), RECIPE_TASKS
-// limits the tasks (comma-separated names), RECIPE_TIMEOUT the limit per run,
+// limits the tasks (comma-separated names), RECIPE_PLANS the named plans (a
+// regular expression on Edit names), RECIPE_TIMEOUT the limit per run,
 // RECIPE_FIXTURES=1 runs on testdata's tiny tasks instead of the suite.
 func TestSuitePlans(t *testing.T) {
 	if testing.Short() || os.Getenv("RECIPE_LONG") == "" {
@@ -61,6 +62,10 @@ func TestSuitePlans(t *testing.T) {
 	if v := os.Getenv("RECIPE_TASKS"); v != "" {
 		only = strings.Split(v, ",")
 	}
+	var planRE *regexp.Regexp
+	if v := os.Getenv("RECIPE_PLANS"); v != "" {
+		planRE = regexp.MustCompile(v)
+	}
 	var out *os.File
 	if path := os.Getenv("RECIPE_MEASURE_OUT"); path != "" {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -82,6 +87,9 @@ func TestSuitePlans(t *testing.T) {
 		var jobs []job
 		seen := map[string]bool{}
 		for _, np := range Edits {
+			if planRE != nil && !planRE.MatchString(np.Name) {
+				continue
+			}
 			if pl, ok := np.Apply(p); ok && !seen[pl.Key()] {
 				seen[pl.Key()] = true
 				jobs = append(jobs, job{np.Name, pl})

@@ -460,6 +460,79 @@ func (p *Profile) HasText() bool        { return len(p.Kinds(KindText)) > 0 }
 func (p *Profile) HasImages() bool      { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
 func (p *Profile) HasCategorical() bool { return len(p.Kinds(KindCategorical)) > 0 }
 
+// minSeriesColumns is the fewest stem-numbered columns that make a series.
+const minSeriesColumns = 20
+
+// Series finds one ordered signal per row stored across many columns (a
+// spectrum, a sampled curve): at least minSeriesColumns numeric feature
+// columns named stem+number (x_001, x_002, ...) whose numbers rise in file
+// order, and no id, target or non-numeric column of that form. It returns the
+// stem and the columns in file order, or "" and nil.
+func (p *Profile) Series() (stem string, cols []string) {
+	if p == nil {
+		return "", nil
+	}
+	type group struct {
+		cols    []string
+		last    int
+		ordered bool
+		bad     bool
+	}
+	groups := map[string]*group{}
+	var stems []string
+	for _, c := range p.Columns {
+		st, num, ok := splitNumberSuffix(c.Name)
+		if !ok {
+			continue
+		}
+		g := groups[st]
+		if g == nil {
+			g = &group{ordered: true, last: -1}
+			groups[st] = g
+			stems = append(stems, st)
+		}
+		if c.Kind != KindNumeric {
+			g.bad = true
+			continue
+		}
+		if num <= g.last {
+			g.ordered = false
+		}
+		g.last = num
+		g.cols = append(g.cols, c.Name)
+	}
+	for _, st := range stems {
+		g := groups[st]
+		if !g.bad && g.ordered && len(g.cols) >= minSeriesColumns && len(g.cols) > len(cols) {
+			stem, cols = st, g.cols
+		}
+	}
+	return stem, cols
+}
+
+// HasSeries says the table holds an ordered series (see Series).
+func (p *Profile) HasSeries() bool {
+	_, cols := p.Series()
+	return cols != nil
+}
+
+// splitNumberSuffix splits "x_012" into "x_" and 12; ok is false without a
+// non-empty stem and a numeric suffix.
+func splitNumberSuffix(name string) (stem string, num int, ok bool) {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i == 0 || i == len(name) || len(name)-i > 9 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(name[i:])
+	if err != nil {
+		return "", 0, false
+	}
+	return name[:i], n, true
+}
+
 // OrdinalIntegers says the target is ordered integer classes scored by qwk, so
 // it can also be learned as a number and rounded.
 func (p *Profile) OrdinalIntegers() bool {

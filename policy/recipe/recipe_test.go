@@ -177,7 +177,14 @@ func TestWalkerConditionalDecisions(t *testing.T) {
 			nil, []string{"features.missing", "features.categorical", "features.scaling"}, nil},
 		{"regression masks classifiers", meats, map[string]string{"model.family": "hist_gb", "ensemble": "average"},
 			[]string{"model.multioutput", "target.transform", "ensemble.second"}, []string{"calibration"},
-			map[string][]string{"model.family": {"ridge", "linear", "random_forest", "extra_trees", "hist_gb", "gradient_boosting", "xgboost", "knn", "linear_svm", "svm_rbf", "mlp"}}},
+			map[string][]string{"model.family": {"ridge", "linear", "random_forest", "extra_trees", "hist_gb", "gradient_boosting", "xgboost", "knn", "linear_svm", "svm_rbf", "mlp", "kernel_ridge", "pls"}}},
+		{"a series table asks the series transform, kernel ridge its hyperparameters", meats,
+			map[string]string{"model.family": "kernel_ridge", "features.series": "snv_diff1"},
+			[]string{"features.series", "kernel_ridge.kernel", "kernel_ridge.alpha", "kernel_ridge.gamma"},
+			[]string{"ridge.alpha", "pls.n_components"}, nil},
+		{"no series, no series decision; classification has no kernel ridge or pls", churn, nil,
+			nil, []string{"features.series"},
+			map[string][]string{"model.family": {"logistic", "ridge", "random_forest", "extra_trees", "hist_gb", "gradient_boosting", "xgboost", "knn", "linear_svm", "svm_rbf", "mlp", "naive_bayes"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -397,6 +404,16 @@ func allTaskDirs() []string {
 	return append(dirs, suiteTasks()...)
 }
 
+// TestPLSNativeMultiOutput: PLS is multi-output by itself, so the walker does
+// not ask for a per-target wrapper (it fills in "native").
+func TestPLSNativeMultiOutput(t *testing.T) {
+	meats := mustProfile(t, "testdata/tiny-meats")
+	plan, asked := walk(t, meats, nil, map[string]string{"model.family": "pls"})
+	if slices.Contains(names(asked), "model.multioutput") || plan.Get("model.multioutput") != "native" {
+		t.Fatalf("model.multioutput asked or not native: asked %v, plan %s", names(asked), plan.Key())
+	}
+}
+
 // TestRenderParses renders many random plans (and improvements of them) for
 // every task and parses them all with Python's ast in one interpreter call.
 func TestRenderParses(t *testing.T) {
@@ -569,4 +586,74 @@ func TestOrdinalAsRegression(t *testing.T) {
 		t.Fatalf("ordinal regression: %s\n%s", r, r.Output)
 	}
 	t.Logf("hpc-job-class, xgboost 100 rounds as ordinal regression: %s", r)
+}
+
+// TestNewOptionsRun runs the options added for series tables, kernel ridge,
+// PLS and text (word+char TF-IDF, calibrated linear SVM, complement naive
+// Bayes) on the fixtures, each in at least one plan, and checks every
+// submission grades (not -short: about 15 programs).
+func TestNewOptionsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs about 15 Python programs")
+	}
+	tests := []struct {
+		task   string
+		choose map[string]string
+	}{
+		{"tiny-meats", map[string]string{"features.series": "diff1", "model.family": "kernel_ridge", "kernel_ridge.kernel": "rbf",
+			"kernel_ridge.alpha": "0.001", "kernel_ridge.gamma": "0.01"}},
+		{"tiny-meats", map[string]string{"features.series": "diff2", "model.family": "pls", "pls.n_components": "5", "validation": "cv5"}},
+		{"tiny-meats", map[string]string{"features.series": "snv_diff1", "model.family": "kernel_ridge", "kernel_ridge.kernel": "poly2",
+			"kernel_ridge.alpha": "1", "model.multioutput": "per_target"}},
+		{"tiny-meats", map[string]string{"features.series": "savgol", "model.family": "ridge", "ensemble": "average", "ensemble.second": "linear"}},
+		{"tiny-meats", map[string]string{"features.series": "snv_diff1", "features.columns": "numeric_only", "features.missing": "none",
+			"features.scaling": "none", "model.family": "pls", "pls.n_components": "20", "target.transform": "log1p"}},
+		{"tiny-reviews", map[string]string{"features.text": "tfidf_word_char", "model.family": "linear_svm", "calibration": "sigmoid"}},
+		{"tiny-reviews", map[string]string{"features.text": "tfidf_word_char", "model.family": "logistic", "validation": "cv5"}},
+		{"tiny-reviews", map[string]string{"features.text": "counts", "features.scaling": "none", "model.family": "naive_bayes", "nb.variant": "complement"}},
+		{"tiny-soy", map[string]string{"model.family": "linear_svm", "calibration": "isotonic", "ensemble": "average", "ensemble.second": "linear"}},
+	}
+	for _, tc := range tests {
+		p := mustProfile(t, filepath.Join("testdata", tc.task))
+		plan := withChoices(t, p, tc.choose)
+		for k, v := range tc.choose {
+			if got := plan.Get(k); got != v {
+				t.Fatalf("%s: plan %s has %s=%q, want %q", tc.task, plan.Key(), k, got, v)
+			}
+		}
+		code, err := Render(p, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runProgram(t, p, code, time.Minute)
+		if !r.Valid {
+			t.Errorf("%s %s: %s\n%s\n%s", tc.task, plan.Key(), r, code, r.Output)
+			continue
+		}
+		t.Logf("%s %v: %s", tc.task, tc.choose, r)
+	}
+}
+
+// TestSeriesProfile: the stem-numbered columns of tiny-meats are a series, in
+// file order; tables without such columns have none.
+func TestSeriesProfile(t *testing.T) {
+	stem, cols := mustProfile(t, "testdata/tiny-meats").Series()
+	if stem != "x_" || len(cols) != 30 || cols[0] != "x_000" || cols[29] != "x_029" {
+		t.Fatalf("tiny-meats series %q %v", stem, cols)
+	}
+	for _, name := range []string{"tiny-churn", "tiny-reviews", "tiny-soy", "tiny-digits"} {
+		if mustProfile(t, "testdata/"+name).HasSeries() {
+			t.Errorf("%s: a series found", name)
+		}
+	}
+	for _, tc := range []struct {
+		name, stem string
+		num        int
+		ok         bool
+	}{{"x_012", "x_", 12, true}, {"band7", "band", 7, true}, {"x_", "", 0, false}, {"123", "", 0, false}, {"water", "", 0, false}} {
+		stem, num, ok := splitNumberSuffix(tc.name)
+		if stem != tc.stem || num != tc.num || ok != tc.ok {
+			t.Errorf("splitNumberSuffix(%q) = %q %d %v", tc.name, stem, num, ok)
+		}
+	}
 }

@@ -323,6 +323,7 @@ func (r *renderer) features() {
 			r.line(0, `test["image_path"] = "data/" + test[%s].astype(str)`, py(col))
 		}
 	}
+	r.seriesFeatures()
 	r.line(0, "numeric_columns = [c for c in train.columns if c not in %s and pd.api.types.is_numeric_dtype(train[c])]", exclude)
 	var parts []string
 	featureCols := "numeric_columns"
@@ -398,6 +399,52 @@ func (r *renderer) features() {
 	r.blank()
 }
 
+// seriesFeatures replaces the columns of an ordered series (Profile.Series)
+// by the transformation features.series chose, on both frames. Nothing in it
+// is fitted, so doing it before validation splits is honest.
+func (r *renderer) seriesFeatures() {
+	mode := r.c["features.series"]
+	if mode == "" || mode == "none" {
+		return
+	}
+	stem, _ := r.p.Series()
+	what := map[string]string{
+		"diff1":     "its first differences (removes baseline shifts)",
+		"diff2":     "its second differences (removes baseline shifts and slopes)",
+		"snv_diff1": "the first differences of the row centred and scaled to unit variance (standard normal variate: removes scatter and baseline shifts)",
+		"savgol":    "the series itself plus its Savitzky-Golay smoothed first and second derivatives (window 11, quadratic)",
+	}[mode]
+	r.line(0, "# The %s<n> columns are one ordered series per row (a spectrum or signal), in file order.", stem)
+	r.line(0, "series_columns = [c for c in train.columns if c.startswith(%s) and c[%d:].isdigit()]", py(stem), len(stem))
+	r.blank()
+	r.blank()
+	r.line(0, "def series_features(frame):")
+	r.line(1, `"""Replaces each row's series by %s."""`, what)
+	r.line(1, "values = frame[series_columns].to_numpy(dtype=float)")
+	switch mode {
+	case "diff1":
+		r.line(1, "derived = np.diff(values, axis=1)")
+	case "diff2":
+		r.line(1, "derived = np.diff(values, n=2, axis=1)")
+	case "snv_diff1":
+		r.line(1, "centred = values - values.mean(axis=1, keepdims=True)")
+		r.line(1, "scaled = centred / np.maximum(values.std(axis=1, keepdims=True), 1e-12)")
+		r.line(1, "derived = np.diff(scaled, axis=1)")
+	case "savgol":
+		r.use("scipy.signal", "savgol_filter")
+		r.line(1, "first = savgol_filter(values, window_length=11, polyorder=2, deriv=1, axis=1)")
+		r.line(1, "second = savgol_filter(values, window_length=11, polyorder=2, deriv=2, axis=1)")
+		r.line(1, "derived = np.hstack([values, first, second])")
+	}
+	r.line(1, `names = [f"series_{i}" for i in range(derived.shape[1])]`)
+	r.line(1, "return pd.concat([frame.drop(columns=series_columns), pd.DataFrame(derived, columns=names, index=frame.index)], axis=1)")
+	r.blank()
+	r.blank()
+	r.line(0, "train = series_features(train)")
+	r.line(0, "test = series_features(test)")
+	r.line(0, `print(f"{len(series_columns)} series columns -> {sum(c.startswith('series_') for c in train.columns)} derived")`)
+}
+
 func ifs(b bool, yes, no string) string {
 	if b {
 		return yes
@@ -432,6 +479,11 @@ func (r *renderer) textVectoriser() string {
 	case "counts":
 		r.use("sklearn.feature_extraction.text", "CountVectorizer")
 		return fmt.Sprintf("CountVectorizer(max_features=%s)", maxF)
+	case "tfidf_word_char":
+		r.use("sklearn.feature_extraction.text", "TfidfVectorizer")
+		r.use("sklearn.pipeline", "make_union")
+		return fmt.Sprintf(`make_union(TfidfVectorizer(ngram_range=(1, 2), max_features=%s, sublinear_tf=True), `+
+			`TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), max_features=%s, sublinear_tf=True))`, maxF, maxF)
 	default: // hashing: the feature count is the next power of two
 		r.use("sklearn.feature_extraction.text", "HashingVectorizer")
 		n, _ := strconv.Atoi(maxF)
@@ -467,6 +519,8 @@ var families = map[string]family{
 	"svm_rbf":           {"RBF-kernel SVM", "SVC", "SVR", "sklearn.svm", "sklearn.svm", true},
 	"mlp":               {"multi-layer perceptron", "MLPClassifier", "MLPRegressor", "sklearn.neural_network", "sklearn.neural_network", true},
 	"naive_bayes":       {"naive Bayes", "GaussianNB", "", "sklearn.naive_bayes", "", true},
+	"kernel_ridge":      {"kernel ridge", "", "KernelRidge", "", "sklearn.kernel_ridge", false},
+	"pls":               {"partial least squares", "", "PLSRegression", "", "sklearn.cross_decomposition", false},
 }
 
 // estimator renders a constructor call for a family with hyperparameters hp.
@@ -517,7 +571,18 @@ func (r *renderer) estimator(fam string, hp choices) string {
 			name = "MultinomialNB"
 		case "bernoulli":
 			name = "BernoulliNB"
+		case "complement":
+			name = "ComplementNB"
 		}
+	case "kernel_ridge":
+		args = []string{`kernel="rbf"`}
+		if hp["kernel_ridge.kernel"] == "poly2" {
+			args = []string{`kernel="poly"`, "degree=2"}
+		}
+		args = append(args, "alpha="+hp["kernel_ridge.alpha"], "gamma="+hp["kernel_ridge.gamma"])
+	case "pls":
+		// scale=False: the features are standardised (or not) by the plan's own scaling.
+		args = []string{"n_components=" + hp["pls.n_components"], "scale=False"}
 	}
 	r.use(mod, name)
 	return name + "(" + strings.Join(args, ", ") + ")"
@@ -625,6 +690,9 @@ func (r *renderer) predict(indent int, xVar, out string) {
 		return
 	}
 	r.line(indent, "%s = model.predict(%s)", out, xVar)
+	if r.c["model.family"] == "pls" && p.TargetKind != MultiOutput {
+		r.line(indent, "%s = np.ravel(%s)  # PLSRegression predicts a column", out, out)
+	}
 	if r.ensemble() {
 		r.line(indent, "second_pred = second_model.predict(%s)", xVar)
 		r.line(indent, "%s = (%s + second_pred) / 2", out, out)
@@ -789,7 +857,16 @@ func (pl *Plan) describe() string {
 			f = append(f, fmt.Sprintf("turn text into %s (at most %s features)", map[string]string{
 				"tfidf_word": "TF-IDF word unigrams", "tfidf_word_1_2": "TF-IDF word unigrams and bigrams",
 				"tfidf_char": "TF-IDF character 2-5-grams", "counts": "word counts", "hashing": "hashed word counts",
+				"tfidf_word_char": "TF-IDF word 1-2-grams and character 2-5-grams side by side",
 			}[v], c["features.text_max"]))
+		}
+		if v := c["features.series"]; v != "" && v != "none" {
+			f = append(f, map[string]string{
+				"diff1":     "replace the ordered series columns by their first differences",
+				"diff2":     "replace the ordered series columns by their second differences",
+				"snv_diff1": "replace the ordered series columns by first differences of each row standardised (SNV)",
+				"savgol":    "add Savitzky-Golay first and second derivatives of the ordered series columns",
+			}[v])
 		}
 		if v := c["features.image"]; v != "" {
 			f = append(f, map[string]string{
