@@ -28,6 +28,18 @@ var Edits = []Edit{
 		"xgb.n_estimators": "400", "xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8", "validation": "none"}},
 	{"logistic C=10, char tf-idf on text", map[string]string{"features.text": "tfidf_char", "features.text_max": "200000", "model.family": "logistic",
 		"logistic.C": "10", "logistic.max_iter": "1000", "validation": "none"}},
+	// Added with the series, kernel ridge and word+char options. The series
+	// edits are meant for tables of one ordered signal per row (spectra); on
+	// other regression tasks they are the kernel ridge / ridge alone.
+	{"series snv+diff1, kernel ridge rbf", map[string]string{"features.series": "snv_diff1", "model.family": "kernel_ridge",
+		"kernel_ridge.kernel": "rbf", "kernel_ridge.alpha": "0.0001", "kernel_ridge.gamma": "0.001", "validation": "none"}},
+	{"series savgol, kernel ridge rbf", map[string]string{"features.series": "savgol", "model.family": "kernel_ridge",
+		"kernel_ridge.kernel": "rbf", "kernel_ridge.alpha": "0.0001", "kernel_ridge.gamma": "0.0001", "validation": "none"}},
+	{"series snv+diff1, ridge", map[string]string{"features.series": "snv_diff1", "model.family": "ridge", "ridge.alpha": "0.1", "validation": "none"}},
+	{"calibrated linear svm C=1, cased word+char tf-idf on text", map[string]string{"features.text": "tfidf_word_char_cased", "features.text_max": "200000",
+		"model.family": "linear_svm", "svm.C": "1", "calibration": "isotonic", "validation": "none"}},
+	{"logistic C=10, word+char tf-idf on text", map[string]string{"features.text": "tfidf_word_char", "features.text_max": "200000",
+		"model.family": "logistic", "logistic.C": "10", "logistic.max_iter": "1000", "validation": "none"}},
 }
 
 // Apply walks p taking e's values and the default plan's elsewhere; ok is

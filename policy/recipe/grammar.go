@@ -131,7 +131,7 @@ var grammar = []spec{
 		applies: func(_ *Profile, c choices) bool { return notRaw(c) }},
 	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() }},
-	{name: "features.text", part: PartFeatures, options: []string{"tfidf_word", "tfidf_word_1_2", "tfidf_char", "counts", "hashing", "tfidf_word_char"},
+	{name: "features.text", part: PartFeatures, options: []string{"tfidf_word", "tfidf_word_1_2", "tfidf_char", "counts", "hashing", "tfidf_word_char", "tfidf_word_char_cased"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
 	{name: "features.text_max", part: PartFeatures, options: []string{"2000", "20000", "200000"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
@@ -558,6 +558,13 @@ func defaultsFor(p *Profile) preferences {
 	}
 	if p.Metric == "rmsle" || p.Metric == "mean_column_rmsle" {
 		prefs["target.transform"] = []string{"log1p"}
+	}
+	if p.HasSeries() {
+		// Smoothed derivatives are the usual first pretreatment of spectra and
+		// sampled signals (they remove baseline shifts), and "savgol" keeps the
+		// series itself too, so a table that only looks like a series loses
+		// nothing: the model can still use the raw columns.
+		prefs["features.series"] = []string{"savgol"}
 	}
 	return prefs
 }

@@ -610,6 +610,8 @@ func TestNewOptionsRun(t *testing.T) {
 			"features.scaling": "none", "model.family": "pls", "pls.n_components": "20", "target.transform": "log1p"}},
 		{"tiny-reviews", map[string]string{"features.text": "tfidf_word_char", "model.family": "linear_svm", "calibration": "sigmoid"}},
 		{"tiny-reviews", map[string]string{"features.text": "tfidf_word_char", "model.family": "logistic", "validation": "cv5"}},
+		{"tiny-reviews", map[string]string{"features.text": "tfidf_word_char_cased", "features.text_max": "2000", "model.family": "linear_svm",
+			"calibration": "isotonic", "validation": "holdout"}},
 		{"tiny-reviews", map[string]string{"features.text": "counts", "features.scaling": "none", "model.family": "naive_bayes", "nb.variant": "complement"}},
 		{"tiny-soy", map[string]string{"model.family": "linear_svm", "calibration": "isotonic", "ensemble": "average", "ensemble.second": "linear"}},
 	}

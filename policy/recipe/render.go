@@ -484,6 +484,13 @@ func (r *renderer) textVectoriser() string {
 		r.use("sklearn.pipeline", "make_union")
 		return fmt.Sprintf(`make_union(TfidfVectorizer(ngram_range=(1, 2), max_features=%s, sublinear_tf=True), `+
 			`TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), max_features=%s, sublinear_tf=True))`, maxF, maxF)
+	case "tfidf_word_char_cased":
+		// Case kept: capitalised names and spelling habits tell authors and
+		// sources apart; plain character n-grams also see punctuation runs.
+		r.use("sklearn.feature_extraction.text", "TfidfVectorizer")
+		r.use("sklearn.pipeline", "make_union")
+		return fmt.Sprintf(`make_union(TfidfVectorizer(ngram_range=(1, 2), lowercase=False, max_features=%s, sublinear_tf=True), `+
+			`TfidfVectorizer(analyzer="char", ngram_range=(1, 5), lowercase=False, max_features=%s, sublinear_tf=True))`, maxF, maxF)
 	default: // hashing: the feature count is the next power of two
 		r.use("sklearn.feature_extraction.text", "HashingVectorizer")
 		n, _ := strconv.Atoi(maxF)
@@ -857,7 +864,8 @@ func (pl *Plan) describe() string {
 			f = append(f, fmt.Sprintf("turn text into %s (at most %s features)", map[string]string{
 				"tfidf_word": "TF-IDF word unigrams", "tfidf_word_1_2": "TF-IDF word unigrams and bigrams",
 				"tfidf_char": "TF-IDF character 2-5-grams", "counts": "word counts", "hashing": "hashed word counts",
-				"tfidf_word_char": "TF-IDF word 1-2-grams and character 2-5-grams side by side",
+				"tfidf_word_char":       "TF-IDF word 1-2-grams and character 2-5-grams side by side",
+				"tfidf_word_char_cased": "case-sensitive TF-IDF word 1-2-grams and character 1-5-grams side by side",
 			}[v], c["features.text_max"]))
 		}
 		if v := c["features.series"]; v != "" && v != "none" {
