@@ -75,7 +75,6 @@ func Write(dir string) error {
 	return nil
 }
 
-
 func render(name string, ms []metric, eps []ep, summary map[string]any) string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html>
