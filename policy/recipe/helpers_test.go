@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -34,4 +35,15 @@ func suiteTasks() []string {
 		out = append(out, filepath.Dir(d))
 	}
 	return out
+}
+
+// samplePlans is Default's plan, then n random plans each followed by a
+// random improvement of it.
+func samplePlans(p *Profile, rng *rand.Rand, n int) []*Plan {
+	plans := []*Plan{Default(p)}
+	for range n {
+		pl := Random(p, rng)
+		plans = append(plans, pl, RandomImprove(p, pl, rng))
+	}
+	return plans
 }

@@ -422,12 +422,7 @@ func TestRenderParses(t *testing.T) {
 	n := 0
 	for _, td := range allTaskDirs() {
 		p := mustProfile(t, td)
-		plans := []*Plan{Default(p)}
-		for range 150 {
-			pl := Random(p, rng)
-			plans = append(plans, pl, RandomImprove(p, pl, rng))
-		}
-		for _, pl := range plans {
+		for _, pl := range samplePlans(p, rng, 150) {
 			code, err := Render(p, pl)
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name, err)

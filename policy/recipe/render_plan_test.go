@@ -19,12 +19,7 @@ func TestRenderPlanLine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, td := range allTaskDirs() {
 		p := mustProfile(t, td)
-		plans := []*Plan{Default(p)}
-		for range 30 {
-			pl := Random(p, rng)
-			plans = append(plans, pl, RandomImprove(p, pl, rng))
-		}
-		for _, pl := range plans {
+		for _, pl := range samplePlans(p, rng, 30) {
 			code, err := Render(p, pl)
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name, err)
