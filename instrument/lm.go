@@ -19,7 +19,7 @@ type LMConfig struct {
 	APIKey    string        // sent as "Authorization: Bearer KEY" when not empty
 	Timeout   time.Duration // per attempt; default 120 s
 	MaxTokens int           // completion limit; 0 leaves it to the server
-	Retries   int           // extra attempts after a network error, timeout, 429 or 5xx
+	Retries   int           // extra attempts after a network error, timeout, 429, 5xx or malformed reply
 }
 
 // lmInstrumenter asks a frozen model to insert markers and accepts its answer
