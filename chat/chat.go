@@ -122,6 +122,9 @@ func Endpoint(base string) string {
 	return u + "/v1/chat/completions"
 }
 
+// Endpoint is the URL the client posts to.
+func (c *Client) Endpoint() string { return c.endpoint }
+
 // Attempts counts the HTTP requests actually sent, retries included.
 func (c *Client) Attempts() int64 { return c.attempts.Load() }
 

@@ -27,7 +27,6 @@ type LMConfig struct {
 // fallback and records why.
 type lmInstrumenter struct {
 	cfg      LMConfig
-	endpoint string
 	client   *chat.Client
 	fallback Instrumenter
 }
@@ -48,7 +47,7 @@ func NewLM(cfg LMConfig, fallback Instrumenter) Instrumenter {
 		URL: cfg.URL, Model: cfg.Model, APIKey: cfg.APIKey, Timeout: cfg.Timeout, Retries: cfg.Retries,
 		MaxReply: 8 << 20, // a marked-up program is never near this
 	})
-	return &lmInstrumenter{cfg: cfg, endpoint: chat.Endpoint(cfg.URL), client: client, fallback: fallback}
+	return &lmInstrumenter{cfg: cfg, client: client, fallback: fallback}
 }
 
 func (l *lmInstrumenter) pythonPath() string {

@@ -232,7 +232,7 @@ func TestLMEndpointURL(t *testing.T) {
 		{"http://h:8000/v1", "http://h:8000/v1/chat/completions"},
 		{"http://h:8000/v1/chat/completions", "http://h:8000/v1/chat/completions"},
 	} {
-		if got := NewLM(LMConfig{URL: tc.in}, nil).(*lmInstrumenter).endpoint; got != tc.want {
+		if got := NewLM(LMConfig{URL: tc.in}, nil).(*lmInstrumenter).client.Endpoint(); got != tc.want {
 			t.Errorf("%q -> %q, want %q", tc.in, got, tc.want)
 		}
 	}

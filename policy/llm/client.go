@@ -22,8 +22,7 @@ var errNRefused = chat.ErrNRefused
 // server while sampling.
 type client struct {
 	*chat.Client
-	cfg      Config
-	endpoint string
+	cfg Config
 	// noN is set once the server has refused or ignored n>1 (llama.cpp);
 	// from then on every sample is its own request.
 	noN atomic.Bool
@@ -35,7 +34,7 @@ func newClient(cfg Config) *client {
 			URL: cfg.URL, Model: cfg.Model, APIKey: cfg.APIKey, Timeout: cfg.Timeout,
 			Retries: cfg.Retries, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff, Concurrency: cfg.Concurrency,
 		}),
-		cfg: cfg, endpoint: chat.Endpoint(cfg.URL),
+		cfg: cfg,
 	}
 }
 

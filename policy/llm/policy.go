@@ -215,7 +215,7 @@ func (p *Policy) Sample(ctx context.Context, prompts []rl.Prompt) ([]rl.Action, 
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return nil, fmt.Errorf("llm policy: sampling from %s: %w", p.c.endpoint, firstErr)
+		return nil, fmt.Errorf("llm policy: sampling from %s: %w", p.c.Endpoint(), firstErr)
 	}
 
 	actions := make([]rl.Action, len(prompts))
