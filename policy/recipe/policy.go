@@ -33,6 +33,7 @@ const HintLogit = 1.5
 type Policy struct {
 	net         *choicenet.Net
 	profiles    map[string]*Profile
+	prefs       map[string]preferences // Default's choices per task: the hints
 	rng         *rand.Rand
 	temperature float64
 }
@@ -60,6 +61,7 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 	p := &Policy{
 		net:         net,
 		profiles:    map[string]*Profile{},
+		prefs:       map[string]preferences{},
 		rng:         rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
 		temperature: Temperature,
 	}
@@ -69,6 +71,7 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 			return nil, fmt.Errorf("recipe policy: task %s: %w", t.Name, err)
 		}
 		p.profiles[t.Name] = prof
+		p.prefs[t.Name] = defaultsFor(prof)
 	}
 	return p, nil
 }
@@ -108,7 +111,7 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	}
 	c := choicenet.Context{Features: prof.Features(), Parent: m.Parent, ParentReward: m.ParentReward}
 	w := NewWalker(prof, parentPlan)
-	prefs := defaultsFor(prof)
+	prefs := p.prefs[pr.Task.Name]
 	var logps []float64
 	for d, ok := w.Next(); ok; d, ok = w.Next() {
 		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options)}
