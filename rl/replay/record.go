@@ -59,8 +59,7 @@ type RecordSummary struct {
 
 // Record runs every program repeats times, repeat-major (every program once,
 // then every program again), so a recording cut short still has each plan.
-func (rc *Recorder) Record(ctx context.Context, programs []Program, repeats int) (RecordSummary, error) {
-	var sum RecordSummary
+func (rc *Recorder) Record(ctx context.Context, programs []Program, repeats int) (sum RecordSummary, err error) {
 	if rc.Run == nil || rc.Out == nil {
 		return sum, errors.New("replay: recorder needs Run and Out")
 	}
@@ -68,6 +67,7 @@ func (rc *Recorder) Record(ctx context.Context, programs []Program, repeats int)
 		return sum, fmt.Errorf("replay: %d repeats", repeats)
 	}
 	start := time.Now()
+	defer func() { sum.Elapsed = time.Since(start) }() // a cut-off recording says how long it ran too
 	keys := make([]string, len(programs))
 	seen := map[string]bool{}
 	for i, p := range programs {
@@ -130,7 +130,6 @@ func (rc *Recorder) Record(ctx context.Context, programs []Program, repeats int)
 			}
 		}
 	}
-	sum.Elapsed = time.Since(start)
 	return sum, nil
 }
 

@@ -118,6 +118,9 @@ func TestRecorderStopsOnInfrastructureError(t *testing.T) {
 	if sum.Executed != 1 || strings.Count(buf.String(), "\n") != 1 {
 		t.Fatalf("want exactly the first row written, got %d: %s", sum.Executed, buf.String())
 	}
+	if sum.Elapsed <= 0 {
+		t.Errorf("a recording cut short reports elapsed %v", sum.Elapsed)
+	}
 }
 
 func TestRecorderRefusesDuplicateKeys(t *testing.T) {
