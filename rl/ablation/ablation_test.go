@@ -23,12 +23,9 @@ func loadTable(t testing.TB) *replay.Table {
 	return tb
 }
 
-// The paper's Figure 8 effect on the synthetic table: without the duration
-// weight the policy settles on faster, weaker programs; with it, on slower,
-// stronger ones. Checked on every seed, not only on average.
-func TestAblationEffect(t *testing.T) {
-	cfg := SyntheticConfig()
-	cfg.Table = loadTable(t)
+// ablate3 runs the ablation, logs its table, and checks it ran 3 seeds per arm.
+func ablate3(t *testing.T, cfg Config) (Result, string) {
+	t.Helper()
 	r, err := Ablate(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -37,8 +34,18 @@ func TestAblationEffect(t *testing.T) {
 	WriteTable(&buf, r)
 	t.Log("\n" + buf.String())
 	if r.Seeds != 3 || len(r.Naive.PerSeed) != 3 || len(r.DurationAware.PerSeed) != 3 {
-		t.Fatalf("want 3 seeds per arm, got %+v", r)
+		t.Fatalf("want 3 seeds per arm, got %d (%d and %d runs)", r.Seeds, len(r.Naive.PerSeed), len(r.DurationAware.PerSeed))
 	}
+	return r, buf.String()
+}
+
+// The paper's Figure 8 effect on the synthetic table: without the duration
+// weight the policy settles on faster, weaker programs; with it, on slower,
+// stronger ones. Checked on every seed, not only on average.
+func TestAblationEffect(t *testing.T) {
+	cfg := SyntheticConfig()
+	cfg.Table = loadTable(t)
+	r, table := ablate3(t, cfg)
 	for i := range r.Naive.PerSeed {
 		n, a := r.Naive.PerSeed[i], r.DurationAware.PerSeed[i]
 		if a.FinalMeanDurationS <= n.FinalMeanDurationS {
@@ -53,7 +60,7 @@ func TestAblationEffect(t *testing.T) {
 	if r.Naive.Episodes <= r.DurationAware.Episodes {
 		t.Errorf("naive completed %.0f episodes, duration-aware %.0f: expected naive to complete more", r.Naive.Episodes, r.DurationAware.Episodes)
 	}
-	if !strings.Contains(buf.String(), "duration-aware") {
+	if !strings.Contains(table, "duration-aware") {
 		t.Error("table lacks the duration-aware arm")
 	}
 }
@@ -94,16 +101,7 @@ func TestAblationEffectRealTable(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.Table, cfg.Task = tb, tb.Task()
-	r, err := Ablate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	WriteTable(&buf, r)
-	t.Log("\n" + buf.String())
-	if r.Seeds != 3 || len(r.Naive.PerSeed) != 3 || len(r.DurationAware.PerSeed) != 3 {
-		t.Fatalf("want 3 seeds per arm, got %d", r.Seeds)
-	}
+	r, _ := ablate3(t, cfg)
 	for i := range r.Naive.PerSeed {
 		n, a := r.Naive.PerSeed[i], r.DurationAware.PerSeed[i]
 		if a.FinalMeanDurationS <= n.FinalMeanDurationS {
