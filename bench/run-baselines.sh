@@ -10,21 +10,10 @@
 # Exit status: 0 when every baseline ran and graded valid, 1 otherwise, 2 on bad usage.
 set -uo pipefail
 
-BENCH=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$BENCH")
+NAME=run-baselines
+. "$(dirname "$0")/common.sh"
 PYTHON=${PYTHON:-/usr/bin/python3}
-TASKS_DIR=$ROOT/suite/tasks
-
-die() { echo "run-baselines: $*" >&2; exit 2; }
 [ -x "$PYTHON" ] || die "python not found: $PYTHON (set PYTHON=)"
-command -v jq >/dev/null || die "jq is required (scripts/setup.sh --bench installs it)"
-
-if [ -z "${MLERL:-}" ]; then
-    MLERL=$(mktemp -d)/mlerl
-    echo "building mlerl -> $MLERL" >&2
-    (cd "$ROOT" && go build -o "$MLERL" ./cmd/mlerl) || die "go build ./cmd/mlerl failed"
-fi
-[ -x "$MLERL" ] || die "MLERL is not an executable: $MLERL"
 
 if [ $# -gt 0 ]; then tasks=("$@"); else
     tasks=(); for f in "$BENCH"/baselines/*.py; do tasks+=("$(basename "$f" .py)"); done

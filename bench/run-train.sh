@@ -11,20 +11,9 @@
 # Exit status: 0 when every run finished with a best score, 1 otherwise, 2 on bad usage.
 set -uo pipefail
 
-BENCH=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$BENCH")
+NAME=run-train
+. "$(dirname "$0")/common.sh"
 BUDGET=${BUDGET:-4m}
-TASKS_DIR=$ROOT/suite/tasks
-
-die() { echo "run-train: $*" >&2; exit 2; }
-command -v jq >/dev/null || die "jq is required (scripts/setup.sh --bench installs it)"
-
-if [ -z "${MLERL:-}" ]; then
-    MLERL=$(mktemp -d)/mlerl
-    echo "building mlerl -> $MLERL" >&2
-    (cd "$ROOT" && go build -o "$MLERL" ./cmd/mlerl) || die "go build ./cmd/mlerl failed"
-fi
-[ -x "$MLERL" ] || die "MLERL is not an executable: $MLERL"
 OUT=${OUT:-$(mktemp -d /tmp/mlerl-train.XXXXXX)}
 mkdir -p "$OUT" || die "cannot create $OUT"
 
