@@ -232,14 +232,17 @@ func (w *Worker) handle(ctx context.Context, b *Broker, m jetstream.Msg, ackWait
 		pctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 	}
-	data, err := w.encode(pctx, b, &rm, jm.Job.ID+"-"+jm.Digest[:12]+"-"+strconv.FormatUint(attempt, 10))
+	// One name for this delivery's result, in the submission store and as the
+	// message id: unique across resumes (seq), stable across retries.
+	delivery := jm.Job.ID + "-" + jm.Digest[:12] + "-" + strconv.FormatUint(seq, 10) + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10)
+	data, err := w.encode(pctx, b, &rm, delivery)
 	if err != nil {
 		log.Error("encoding result; job handed back", "err", err)
 		_ = m.NakWithDelay(5 * time.Second)
 		return
 	}
 	for i := 0; i <= w.Repeat; i++ {
-		id := jm.Digest + "-" + strconv.FormatUint(seq, 10) + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10)
+		id := delivery
 		if i > 0 {
 			id += "-repeat" + strconv.Itoa(i)
 		}
