@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -104,5 +105,27 @@ func TestBuffer(t *testing.T) {
 	}
 	if b.Pick("other", rand.New(rand.NewPCG(1, 2))) != nil {
 		t.Error("picked from an empty task")
+	}
+}
+
+// Pick takes the best kept solution half the time and a uniform one
+// otherwise: with K=4 the best is drawn 1/2 + 1/8 of the time, each other
+// 1/8, and none is starved.
+func TestBufferPickFavoursBest(t *testing.T) {
+	b := NewBuffer(4)
+	for i, r := range []float64{0.2, 0.9, 0.5, 0.7} {
+		b.Add(sol("t", fmt.Sprint("code", i), true, r))
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 40000
+	count := map[float64]int{}
+	for range n {
+		count[b.Pick("t", rng).Result.Reward]++
+	}
+	for r, want := range map[float64]float64{0.9: 0.625, 0.7: 0.125, 0.5: 0.125, 0.2: 0.125} {
+		// 5 standard deviations of a binomial share at n = 40000 is under 0.013.
+		if got := float64(count[r]) / n; math.Abs(got-want) > 0.013 {
+			t.Errorf("reward %v picked %.3f of the time, want %.3f", r, got, want)
+		}
 	}
 }

@@ -54,12 +54,18 @@ func (b *Buffer) Add(s *Solution) bool {
 // Len is the number of solutions kept for a task.
 func (b *Buffer) Len(taskName string) int { return len(b.ByTask[taskName]) }
 
-// Pick draws a parent for an improve prompt uniformly from the task's kept
-// solutions, or nil when there is none yet.
+// Pick draws a parent for an improve prompt, or nil when the task has none
+// yet: the best kept solution half the time, otherwise one drawn uniformly
+// from all kept (the best included). Improving the best is what pays (AIDE's
+// greedy step); the uniform half keeps other good lines alive, so the search
+// does not collapse onto one plan and its neighbours.
 func (b *Buffer) Pick(taskName string, rng *rand.Rand) *Solution {
 	list := b.ByTask[taskName]
 	if len(list) == 0 {
 		return nil
+	}
+	if rng.IntN(2) == 0 {
+		return list[0]
 	}
 	return list[rng.IntN(len(list))]
 }

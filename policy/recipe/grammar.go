@@ -175,7 +175,8 @@ var grammar = []spec{
 	// final model, which is always refitted on every training row.
 	{name: "validation", part: PartValidation, options: []string{"none", "holdout", "cv5"}, applies: always},
 	// Ensembling and calibration.
-	{name: "ensemble", part: PartEnsembling, options: []string{"none", "average"}, applies: always},
+	{name: "ensemble", part: PartEnsembling, options: []string{"none", "average", "nb_loglinear"}, applies: always,
+		allowed: func(p *Profile, c choices, o string) bool { return o != "nb_loglinear" || poolsNB(p, c) }},
 	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
@@ -194,9 +195,23 @@ var grammar = []spec{
 	{name: "features.series", part: PartFeatures, options: []string{"none", "diff1", "diff2", "snv_diff1", "savgol"},
 		applies: func(p *Profile, c choices) bool { return notRaw(c) && p.HasSeries() }},
 	{name: "kernel_ridge.kernel", part: PartHyper, options: []string{"rbf", "poly2"}, applies: hyper("kernel_ridge.kernel")},
-	{name: "kernel_ridge.alpha", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "1"}, applies: hyper("kernel_ridge.alpha")},
-	{name: "kernel_ridge.gamma", part: PartHyper, options: []string{"0.0001", "0.001", "0.01"}, applies: hyper("kernel_ridge.gamma")},
+	// "cv": the program picks the value by 5-fold cross-validation over a
+	// log grid (both at once when both are "cv"): slower, and it needs no
+	// guess of the data's scale.
+	{name: "kernel_ridge.alpha", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "1", "cv"}, applies: hyper("kernel_ridge.alpha")},
+	{name: "kernel_ridge.gamma", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "cv"}, applies: hyper("kernel_ridge.gamma")},
 	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, applies: hyper("pls.n_components")},
+	// The weight of naive Bayes in the log-linear pool (ensemble=nb_loglinear).
+	{name: "ensemble.nb_weight", part: PartEnsembling, options: []string{"0.05", "0.1", "0.2"},
+		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "nb_loglinear" }},
+}
+
+// poolsNB says ensemble=nb_loglinear fits the plan: a classifier with text
+// columns it reads as text. Naive Bayes on the word counts is pooled with
+// the main model's probabilities: it is over-confident alone, but it sees
+// rare words a regularised linear model discounts.
+func poolsNB(p *Profile, c choices) bool {
+	return classifies(p, c) && typed(c) && p.HasText()
 }
 
 // askedBefore places decisions appended to grammar after its first release:
@@ -208,6 +223,7 @@ var askedBefore = map[string]string{
 	"kernel_ridge.alpha":  "validation",
 	"kernel_ridge.gamma":  "validation",
 	"pls.n_components":    "validation",
+	"ensemble.nb_weight":  "calibration",
 }
 
 // askOrder is the order the walker asks decisions in (indexes into grammar);
@@ -518,8 +534,10 @@ var defaultPrefs = map[string][]string{
 	"calibration":          {"none"},
 	"features.series":      {"none"},
 	"kernel_ridge.kernel":  {"rbf"},
-	"kernel_ridge.alpha":   {"0.001"},
-	"kernel_ridge.gamma":   {"0.001"},
+	"kernel_ridge.alpha":   {"cv"},
+	"kernel_ridge.gamma":   {"cv"},
+	"svm.C":                {"1"},
+	"ensemble.nb_weight":   {"0.1"},
 	"pls.n_components":     {"10"},
 }
 
@@ -545,6 +563,13 @@ func defaultsFor(p *Profile) preferences {
 		prefs[k] = v
 	}
 	switch {
+	case p.HasText() && p.IsClassification() && p.Metric == "log_loss":
+		// Log loss scores the probabilities themselves: a linear SVM with
+		// isotonic calibration is better calibrated than a lightly
+		// regularised logistic regression on sparse n-grams, and several
+		// times faster (testdata/measured.md).
+		prefs["model.family"] = []string{"linear_svm", "logistic"}
+		prefs["calibration"] = []string{"isotonic"}
 	case p.HasText():
 		prefs["model.family"] = []string{"logistic", "ridge"}
 	case p.TargetKind == MultiOutput:

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/policy/choicenet"
@@ -110,30 +111,28 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 		parentPlan, m.Parent, m.ParentReward = pm.Plan, pm.Steps, pr.Parent.Result.Reward
 	}
 	c := choicenet.Context{Features: prof.Features(), Parent: m.Parent, ParentReward: m.ParentReward}
-	w := NewWalker(prof, parentPlan)
 	prefs := p.prefs[pr.Task.Name]
+	var w *Walker
 	var logps []float64
-	for d, ok := w.Next(); ok; d, ok = w.Next() {
-		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options)}
-		if d.Name != improveDecision { // which part to improve has no default
-			step.Hint = 1 + prefs.option(d)
+	// An improve walk that reproduces its parent would spend an episode
+	// (minutes, on text tasks) learning nothing new, so it is drawn again,
+	// up to maxRedraws times. The log-probabilities are the drawn walk's
+	// own, not renormalised for the excluded parent: with q the chance of
+	// redrawing the parent, the PPO ratio of such a sample is off by
+	// (1-q_old)/(1-q_new), near 1 between the few versions a sample may be
+	// stale, and the clip bounds it either way.
+	for attempt := 0; ; attempt++ {
+		w, m.Steps, logps = NewWalker(prof, parentPlan), nil, nil
+		if err := p.walk(w, c, prefs, parentPlan, &m, &logps); err != nil {
+			return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 		}
-		i, lp := p.net.ChooseStep(c, m.Steps, step, p.temperature, p.rng)
-		if i < 0 {
-			// The net's input check failed: a profile or plan the net was not
-			// built for (a checkpoint from another grammar, say).
-			return rl.Action{}, fmt.Errorf("recipe policy: the network cannot decide %q (decision %d of %d options) for task %s: its input does not match its shape",
-				d.Name, d.ID, len(d.Options), pr.Task.Name)
+		if parentPlan == nil || w.Plan().Key() != parentPlan.Key() || attempt == maxRedraws {
+			break
 		}
-		if err := w.Choose(i); err != nil {
-			return rl.Action{}, fmt.Errorf("recipe policy: %w", err)
-		}
-		step.Chosen = i
-		m.Steps = append(m.Steps, step)
-		logps = append(logps, lp)
 	}
 	m.Plan = w.Plan()
 	code, err := Render(prof, m.Plan)
+
 	if err != nil {
 		return rl.Action{}, fmt.Errorf("recipe policy: rendering %s: %w", m.Plan.Key(), err)
 	}
@@ -153,6 +152,45 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 		Kind: kind, Plan: m.Plan.Describe(), Code: code, PolicyVersion: p.net.Version(),
 		Tokens: tokens, TokenLogProbs: logps, Meta: raw,
 	}, nil
+}
+
+// maxRedraws bounds how often an improve walk that reproduced its parent is
+// drawn again. With the prior toward the parent's values a one-decision part
+// keeps the parent about 4 times in 5, so 64 redraws leave a duplicate
+// about once in a million walks; each walk costs microseconds.
+const maxRedraws = 64
+
+// walk takes w's decisions with the net, appending steps to m and their
+// log-probabilities to logps. Every decision gets a prior (Hint) toward
+// Default's option, except in the part an improve walk re-decides: there the
+// prior is toward the parent's own value, so an improvement is a local edit
+// of a good plan (most decisions kept, a few changed) rather than a pull back
+// to Default, which would undo what made the parent good.
+func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent *Plan, m *meta, logps *[]float64) error {
+	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options)}
+		switch {
+		case d.Name == improveDecision: // which part to improve has no default
+		case parent != nil && grammar[d.ID].part == w.Part() && slices.Contains(d.Options, parent.Get(d.Name)):
+			step.Hint = 1 + slices.Index(d.Options, parent.Get(d.Name))
+		default:
+			step.Hint = 1 + prefs.option(d)
+		}
+		i, lp := p.net.ChooseStep(c, m.Steps, step, p.temperature, p.rng)
+		if i < 0 {
+			// The net's input check failed: a profile or plan the net was not
+			// built for (a checkpoint from another grammar, say).
+			return fmt.Errorf("recipe policy: the network cannot decide %q (decision %d of %d options): its input does not match its shape",
+				d.Name, d.ID, len(d.Options))
+		}
+		if err := w.Choose(i); err != nil {
+			return fmt.Errorf("recipe policy: %w", err)
+		}
+		step.Chosen = i
+		m.Steps = append(m.Steps, step)
+		*logps = append(*logps, lp)
+	}
+	return nil
 }
 
 // Update takes one PPO step; the learner has already put the duration weight

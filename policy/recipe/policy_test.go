@@ -89,3 +89,90 @@ func TestFreshPolicyLeansToDefault(t *testing.T) {
 		}
 	}
 }
+
+// An improve walk is a local edit of its parent: decisions of the part it
+// re-decides lean to the parent's own values (the hint points there, not at
+// Default), every other decision is copied or leans to Default, and the
+// parent itself is never drawn again.
+func TestImproveIsLocalEdit(t *testing.T) {
+	tk, err := task.Load(filepath.Join("testdata", "tiny-churn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPolicy([]*task.Task{tk}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := p.profiles[tk.Name]
+	// A parent that differs from Default in every part: xgboost 1500 on
+	// ordinal codes, no validation, averaged with a forest.
+	parentPlan := withChoices(t, prof, map[string]string{"features.categorical": "ordinal", "model.family": "xgboost",
+		"xgb.n_estimators": "1500", "xgb.max_depth": "3", "validation": "none", "ensemble": "average", "ensemble.second": "random_forest"})
+	raw, err := json.Marshal(meta{Plan: parentPlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := &rl.Solution{Action: rl.Action{Meta: raw}, Result: episode.Result{Task: tk.Name, Valid: true, Reward: 0.8}}
+	prompts := make([]rl.Prompt, 300)
+	for i := range prompts {
+		prompts[i] = rl.Prompt{Kind: episode.Improve, Task: tk, Parent: parent}
+	}
+	acts, err := p.Sample(context.Background(), prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := p.prefs[tk.Name]
+	kept, changed := 0, 0
+	for _, a := range acts {
+		var m meta
+		if err := json.Unmarshal(a.Meta, &m); err != nil {
+			t.Fatal(err)
+		}
+		if a.Kind != episode.Improve {
+			t.Fatalf("kind %s, want improve", a.Kind)
+		}
+		if m.Plan.Key() == parentPlan.Key() {
+			t.Fatalf("an improve action reproduced its parent: %s", m.Plan.Key())
+		}
+		// Walk the steps again to see each decision's options and hint.
+		w := NewWalker(prof, parentPlan)
+		for i, s := range m.Steps {
+			d, ok := w.Next()
+			if !ok || d.ID != s.Decision {
+				t.Fatalf("step %d: walk gives %+v, the action took decision %d", i, d, s.Decision)
+			}
+			switch {
+			case i == 0:
+				if s.Hint != 0 {
+					t.Fatalf("the part to improve has a hint: %+v", s)
+				}
+			case grammar[d.ID].part == w.Part() && parentPlan.Get(d.Name) != "":
+				if s.Hint == 0 || d.Options[s.Hint-1] != parentPlan.Get(d.Name) {
+					t.Fatalf("%s: hint %d of %v, want the parent's %s", d.Name, s.Hint, d.Options, parentPlan.Get(d.Name))
+				}
+				if d.Options[s.Chosen] == parentPlan.Get(d.Name) {
+					kept++
+				} else {
+					changed++
+				}
+			default: // a decision the parent never made: Default's prior
+				if s.Hint == 0 || s.Hint-1 != def.option(d) {
+					t.Fatalf("%s: hint %d of %v, want Default's option %d", d.Name, s.Hint, d.Options, def.option(d))
+				}
+			}
+			if err := w.Choose(s.Chosen); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d, more := w.Next(); more {
+			t.Fatalf("the action's steps end before decision %s", d.Name)
+		}
+		if got := w.Plan().Key(); got != m.Plan.Key() {
+			t.Fatalf("replayed walk %s, action's plan %s", got, m.Plan.Key())
+		}
+	}
+	t.Logf("re-decided decisions: %d kept the parent's value, %d changed", kept, changed)
+	if kept <= changed || changed < len(acts)/2 {
+		t.Errorf("re-decided decisions: %d kept, %d changed; want mostly kept, and a change in most actions", kept, changed)
+	}
+}

@@ -152,7 +152,7 @@ func (r *renderer) program(pl *Plan) string {
 	r.line(0, "# Fit on every training row.")
 	r.line(0, "fit_started = time.time()")
 	r.line(0, "model.fit(X, y)")
-	if r.ensemble() {
+	if r.hasSecond() {
 		r.line(0, "second_model.fit(X, y)")
 	}
 	r.line(0, `print(f"fitted on {len(X)} rows in {time.time() - fit_started:.1f}s")`)
@@ -586,13 +586,40 @@ func (r *renderer) estimator(fam string, hp choices) string {
 		if hp["kernel_ridge.kernel"] == "poly2" {
 			args = []string{`kernel="poly"`, "degree=2"}
 		}
-		args = append(args, "alpha="+hp["kernel_ridge.alpha"], "gamma="+hp["kernel_ridge.gamma"])
+		grid := map[string]string{}
+		for _, h := range []string{"alpha", "gamma"} {
+			if v := hp["kernel_ridge."+h]; v != "cv" {
+				args = append(args, h+"="+v)
+			} else {
+				grid[h] = krrGrid[h]
+			}
+		}
+		if len(grid) > 0 {
+			// Searched inside the per-target wrapper, so each target gets its own values.
+			r.use(mod, name)
+			r.use("sklearn.model_selection", "GridSearchCV")
+			r.use("sklearn.model_selection", "KFold")
+			var g []string
+			for _, h := range []string{"alpha", "gamma"} {
+				if v, ok := grid[h]; ok {
+					g = append(g, py(h)+": "+v)
+				}
+			}
+			return fmt.Sprintf(`GridSearchCV(%s(%s), {%s}, cv=KFold(n_splits=5, shuffle=True, random_state=0), scoring="neg_mean_squared_error")`,
+				name, strings.Join(args, ", "), strings.Join(g, ", "))
+		}
 	case "pls":
 		// scale=False: the features are standardised (or not) by the plan's own scaling.
 		args = []string{"n_components=" + hp["pls.n_components"], "scale=False"}
 	}
 	r.use(mod, name)
 	return name + "(" + strings.Join(args, ", ") + ")"
+}
+
+// krrGrid are the log grids kernel ridge's "cv" values search.
+var krrGrid = map[string]string{
+	"alpha": "[1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]",
+	"gamma": "[1e-5, 1e-4, 1e-3, 1e-2, 1e-1]",
 }
 
 // secondHyper are the fixed settings of the ensemble's second model.
@@ -616,6 +643,13 @@ func (r *renderer) secondFamily() string {
 }
 
 func (r *renderer) ensemble() bool { return r.c["ensemble"] == "average" }
+
+// pooled says naive Bayes on word counts is pooled with the model's
+// probabilities (ensemble=nb_loglinear).
+func (r *renderer) pooled() bool { return r.c["ensemble"] == "nb_loglinear" }
+
+// hasSecond says a second model is fitted beside the first.
+func (r *renderer) hasSecond() bool { return r.ensemble() || r.pooled() }
 
 // wrapEstimator adds calibration or per-target fitting around a constructor.
 func (r *renderer) wrapEstimator(expr string) string {
@@ -645,6 +679,18 @@ func (r *renderer) model() {
 		r.use("sklearn.pipeline", "make_pipeline")
 		r.line(0, "model = make_pipeline(preprocess, estimator)")
 	}
+	if r.pooled() {
+		r.use("sklearn.feature_extraction.text", "CountVectorizer")
+		r.use("sklearn.naive_bayes", "MultinomialNB")
+		r.line(0, "# Multinomial naive Bayes on word 1-2-gram counts (case kept), its class probabilities pooled")
+		r.line(0, "# log-linearly with the model's: over-confident alone, it adds the evidence of rare words.")
+		r.line(0, "second_model = make_pipeline(ColumnTransformer([")
+		for _, t := range r.p.Kinds(KindText) {
+			r.line(1, `(%s, CountVectorizer(ngram_range=(1, 2), lowercase=False), %s),`, py("counts_"+t), py(t))
+		}
+		r.line(0, "]), MultinomialNB(alpha=0.1))")
+		r.line(0, "nb_weight = %s", r.c["ensemble.nb_weight"])
+	}
 	if r.ensemble() {
 		r.line(0, "# A second, different model; the two predictions are averaged.")
 		r.line(0, "second_estimator = %s", r.wrapEstimator(r.estimator(r.secondFamily(), secondHyper)))
@@ -661,7 +707,7 @@ func (r *renderer) model() {
 // needsProba says predictions are made through predict_proba: probability
 // metrics, and averaging two classifiers.
 func (r *renderer) needsProba() bool {
-	return r.cls && (r.p.NeedsProba() || r.ensemble())
+	return r.cls && (r.p.NeedsProba() || r.hasSecond())
 }
 
 // predict writes the statements that turn fitted model(s) and features xVar
@@ -682,6 +728,17 @@ func (r *renderer) predict(indent int, xVar, out string) {
 			if r.ensemble() {
 				r.line(indent, "second_proba = second_model.predict_proba(%s)", xVar)
 				r.line(indent, "%s[:, second_model.classes_] += second_proba / 2", mat)
+			}
+			if r.pooled() {
+				r.line(indent, "nb_proba = np.zeros((len(proba), n_classes))")
+				r.line(indent, "nb_proba[:, second_model.classes_] = second_model.predict_proba(%s)", xVar)
+				r.line(indent, "log_pool = (1 - nb_weight) * np.log(np.clip(%s, 1e-15, 1)) + nb_weight * np.log(np.clip(nb_proba, 1e-15, 1))", mat)
+				r.line(indent, "%s = np.exp(log_pool - log_pool.max(axis=1, keepdims=True))", mat)
+				if p.Metric == "log_loss" {
+					r.line(indent, "# Pooling sharpens: keep every class at least 1e-4 so one confident miss costs at most log(1e4).")
+					r.line(indent, "%s = np.clip(%s / %s.sum(axis=1, keepdims=True), 1e-4, 1)", mat, mat, mat)
+				}
+				r.line(indent, "%s /= %s.sum(axis=1, keepdims=True)", mat, mat)
 			}
 			switch p.Metric {
 			case "auc":
@@ -767,7 +824,7 @@ func (r *renderer) validation() {
 		r.line(0, "# Hold out a fifth of the training rows to estimate the test score.")
 		r.line(0, "X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.2, random_state=0)")
 		r.line(0, "model.fit(X_train, y_train)")
-		if r.ensemble() {
+		if r.hasSecond() {
 			r.line(0, "second_model.fit(X_train, y_train)")
 		}
 		r.predict(0, "X_valid", "valid_pred")
@@ -787,7 +844,7 @@ func (r *renderer) validation() {
 		r.line(1, "X_train, X_valid = X.iloc[train_index], X.iloc[valid_index]")
 		r.line(1, "y_train, y_valid = y[train_index], y[valid_index]")
 		r.line(1, "model.fit(X_train, y_train)")
-		if r.ensemble() {
+		if r.hasSecond() {
 			r.line(1, "second_model.fit(X_train, y_train)")
 		}
 		r.predict(1, "X_valid", "valid_pred")
@@ -911,6 +968,9 @@ func (pl *Plan) describe() string {
 		}
 		s = append(s, "Average its predictions with those of "+name+".")
 	}
+	if c["ensemble"] == "nb_loglinear" {
+		s = append(s, "Pool its class probabilities log-linearly with those of a multinomial naive Bayes model on word 1-2-gram counts (weight "+c["ensemble.nb_weight"]+").")
+	}
 	switch c["validation"] {
 	case "holdout":
 		s = append(s, "Print a score on a 20% holdout, then refit on all rows and write submission.csv.")
@@ -949,8 +1009,12 @@ func hyperText(fam string, c choices) string {
 	}
 	var parts []string
 	for _, h := range hp {
-		name := h[strings.IndexByte(h, '.')+1:]
-		parts = append(parts, strings.ReplaceAll(name, "_", " ")+" "+c[h])
+		name := strings.ReplaceAll(h[strings.IndexByte(h, '.')+1:], "_", " ")
+		if c[h] == "cv" {
+			parts = append(parts, name+" chosen by 5-fold cross-validation")
+			continue
+		}
+		parts = append(parts, name+" "+c[h])
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }
