@@ -217,9 +217,9 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, program time limit %v, run folder %s\n",
 		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), rc.Timeout, dir)
 
-	prog := newProgress(stderr, rc.Budget, env)
+	prog := newProgress(stderr, rc.Budget, env, tasks[0])
 	stopTicker := prog.tick(ctx, 15*time.Second)
-	sum, err := rl.Run(ctx, cfg, env, pol, tasks, policySink(pol, prog.wrap(folder)))
+	sum, err := rl.Run(ctx, cfg, progressEnv{env, prog}, pol, tasks, policySink(pol, prog.wrap(folder)))
 	stopTicker()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -243,21 +243,32 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 }
 
 // progress prints one line per update and a heartbeat between updates, so a
-// person watching a long run always knows where it is.
+// person watching a long run always knows where it is. Episodes and the best
+// score count results as they arrive, not only at updates: on a task whose
+// programs take a minute, a batch of 8 takes minutes to fill.
 type progress struct {
 	w      io.Writer
 	budget time.Duration
 	env    trainEnv
+	task   *task.Task // the task whose best score is shown (the first, as in summary.json)
 	start  time.Time
 
 	mu       sync.Mutex
-	episodes int
+	episodes int // completed, as of the last update
+	since    int // completed after the last update
 	updates  int
 	best     *float64
 }
 
-func newProgress(w io.Writer, budget time.Duration, env trainEnv) *progress {
-	return &progress{w: w, budget: budget, env: env, start: time.Now()}
+func newProgress(w io.Writer, budget time.Duration, env trainEnv, t *task.Task) *progress {
+	return &progress{w: w, budget: budget, env: env, task: t, start: time.Now()}
+}
+
+// offer keeps score if it beats the best so far (the caller holds mu).
+func (p *progress) offer(score float64) {
+	if p.best == nil || (p.task.LowerIsBetter() && score < *p.best) || (!p.task.LowerIsBetter() && score > *p.best) {
+		p.best = &score
+	}
 }
 
 func (p *progress) line() {
@@ -266,7 +277,31 @@ func (p *progress) line() {
 		best = fmt.Sprintf("%.4g", *p.best)
 	}
 	fmt.Fprintf(p.w, "[%s/%s] episodes %d, updates %d, running %d, best score %s\n",
-		time.Since(p.start).Round(time.Second), p.budget, p.episodes, p.updates, p.env.Busy(), best)
+		time.Since(p.start).Round(time.Second), p.budget, p.episodes+p.since, p.updates, p.env.Busy(), best)
+}
+
+// result counts a completed episode and offers its score if it is valid.
+func (p *progress) result(r episode.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.since++
+	if r.Valid && r.Score != nil && r.Task == p.task.Name {
+		p.offer(*r.Score)
+	}
+}
+
+// progressEnv reports each result to the progress line as the learner takes it.
+type progressEnv struct {
+	trainEnv
+	p *progress
+}
+
+func (e progressEnv) Next(ctx context.Context) (episode.Result, error) {
+	r, err := e.trainEnv.Next(ctx)
+	if err == nil {
+		e.p.result(r)
+	}
+	return r, err
 }
 
 func (p *progress) tick(ctx context.Context, every time.Duration) (stop func()) {
@@ -297,7 +332,10 @@ type progressSink struct {
 
 func (s progressSink) Metrics(m rl.Metrics) error {
 	s.p.mu.Lock()
-	s.p.episodes, s.p.updates, s.p.best = m.Episodes, m.Update, m.BestScore
+	s.p.episodes, s.p.since, s.p.updates = m.Episodes, 0, m.Update
+	if m.BestScore != nil { // the learner's best, which includes a resumed run's
+		s.p.offer(*m.BestScore)
+	}
 	s.p.line()
 	s.p.mu.Unlock()
 	return s.Sink.Metrics(m)
