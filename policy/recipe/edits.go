@@ -40,6 +40,12 @@ var Edits = []Edit{
 		"model.family": "linear_svm", "svm.C": "1", "calibration": "isotonic", "validation": "none"}},
 	{"logistic C=10, word+char tf-idf on text", map[string]string{"features.text": "tfidf_word_char", "features.text_max": "200000",
 		"model.family": "logistic", "logistic.C": "10", "logistic.max_iter": "1000", "validation": "none"}},
+	// Added with the cross-validated kernel ridge and the naive Bayes pool.
+	{"series savgol, kernel ridge rbf tuned by cv", map[string]string{"features.series": "savgol", "model.family": "kernel_ridge",
+		"kernel_ridge.kernel": "rbf", "kernel_ridge.alpha": "cv", "kernel_ridge.gamma": "cv", "validation": "none"}},
+	{"calibrated linear svm C=1 pooled with naive Bayes, cased word+char tf-idf on text", map[string]string{"features.text": "tfidf_word_char_cased",
+		"features.text_max": "200000", "model.family": "linear_svm", "svm.C": "1", "calibration": "isotonic",
+		"ensemble": "nb_loglinear", "ensemble.nb_weight": "0.1", "validation": "none"}},
 }
 
 // Apply walks p taking e's values and the default plan's elsewhere; ok is
