@@ -36,7 +36,8 @@ func TestProgramTimeout(t *testing.T) {
 	for _, tc := range []struct{ budget, want time.Duration }{
 		{10 * time.Second, 10 * time.Second},
 		{time.Minute, 30 * time.Second},
-		{4 * time.Minute, 80 * time.Second},
+		{4 * time.Minute, 40 * time.Second},
+		{10 * time.Minute, 100 * time.Second},
 		{time.Hour, 10 * time.Minute},
 	} {
 		if got := programTimeout(tc.budget, 10*time.Minute); got != tc.want {

@@ -30,7 +30,7 @@ func (e *envFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.instrument, "instrument", "ast", "progress markers for partial credit: none, ast or lm")
 	fs.StringVar(&e.instrumenterURL, "instrumenter-url", "", "OpenAI-compatible base URL of the frozen instrumenter model (--instrument lm)")
 	fs.StringVar(&e.instrumenterModel, "instrumenter-model", "", "model name of the frozen instrumenter (--instrument lm)")
-	fs.DurationVar(&e.timeout, "timeout", 10*time.Minute, "wall-clock limit of one program run (train: at most a third of --budget unless given)")
+	fs.DurationVar(&e.timeout, "timeout", 10*time.Minute, "wall-clock limit of one program run (train: a sixth of --budget, 30s..10m, unless given)")
 	fs.Int64Var(&e.memory, "memory", 0, "memory limit of one program run in bytes (0: sandbox default)")
 	fs.StringVar(&e.isolation, "isolation", "", "force an isolation level: bwrap or landlock (default: the best that works here)")
 	fs.BoolVar(&e.unsafeNoIsolation, "unsafe-no-isolation", false, "DANGEROUS: run untrusted programs with no isolation at all when nothing else works")
