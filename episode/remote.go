@@ -59,6 +59,7 @@ func (r *Runner) Execute(ctx context.Context, dataDir string, job Job) (Executio
 		DataDir: dataDir,
 		Collect: []string{SubmissionFile},
 		Limits:  r.Limits,
+		Env:     r.env(),
 	})
 	if err != nil {
 		return ex, fmt.Errorf("episode %s: %w", job.ID, err)

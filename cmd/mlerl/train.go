@@ -174,6 +174,7 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	if err != nil {
 		return err
 	}
+	runner.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), rc.Workers)
 	pol, err := newPolicy(ctx, rc, dir, tasks)
 	if err != nil {
 		return err

@@ -50,6 +50,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return exitStatus(stderr, err)
 	}
+	runner.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), *slots)
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo

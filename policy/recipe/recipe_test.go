@@ -321,7 +321,7 @@ func TestWalkerStepsAndErrors(t *testing.T) {
 
 func TestDescribe(t *testing.T) {
 	p := mustProfile(t, "testdata/tiny-reviews")
-	pl := withChoices(t, p, map[string]string{"read.loader": "semicolon", "model.family": "xgboost",
+	pl := withChoices(t, p, map[string]string{"read.loader": "semicolon", "features.text": "tfidf_word_1_2", "model.family": "xgboost",
 		"xgb.n_estimators": "400", "xgb.learning_rate": "0.1", "xgb.max_depth": "6", "xgb.subsample": "0.8",
 		"ensemble": "average", "ensemble.second": "knn", "validation": "cv5"})
 	want := "Read the CSV files with ';' as the separator and train on all training rows. " +
@@ -331,6 +331,15 @@ func TestDescribe(t *testing.T) {
 		"Print a 5-fold cross-validated score, then refit on all rows and write submission.csv."
 	if got := pl.Describe(); got != want {
 		t.Errorf("Describe:\n got %s\nwant %s", got, want)
+	}
+	pooled := withChoices(t, p, map[string]string{"ensemble": "nb_loglinear", "ensemble.nb_weight": "0.05"}).Describe()
+	if !strings.Contains(pooled, "Pool its class probabilities log-linearly with those of a multinomial naive Bayes model on word 1-2-gram counts (weight 0.05).") {
+		t.Errorf("Describe of a pooled plan: %s", pooled)
+	}
+	krr := withChoices(t, mustProfile(t, "testdata/tiny-meats"), map[string]string{"model.family": "kernel_ridge", "kernel_ridge.kernel": "rbf",
+		"kernel_ridge.alpha": "cv", "kernel_ridge.gamma": "0.01"}).Describe()
+	if !strings.Contains(krr, "kernel ridge model (kernel rbf, alpha chosen by 5-fold cross-validation, gamma 0.01)") {
+		t.Errorf("Describe of kernel ridge tuned by cross-validation: %s", krr)
 	}
 	code, err := Render(p, pl)
 	if err != nil {

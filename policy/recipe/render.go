@@ -173,11 +173,10 @@ func (r *renderer) program(pl *Plan) string {
 	out.WriteString(PlanLine(pl))
 	out.WriteString(r.docstring(pl))
 	out.WriteString("import os\nimport time\n\n")
-	out.WriteString("# Two cores are all this machine has: keep OpenMP-based libraries to them, and let\n")
-	out.WriteString("# idle OpenMP threads sleep instead of spinning (spinning threads stall badly when\n")
-	out.WriteString("# other programs share the cores).\n")
+	out.WriteString("# The threads this program may use (the runner sets OMP_NUM_THREADS to its share\n")
+	out.WriteString("# of the cores); more threads than cores make OpenMP threads wait on each other.\n")
 	out.WriteString("os.environ.setdefault(\"OMP_NUM_THREADS\", \"2\")\n")
-	out.WriteString("os.environ.setdefault(\"OMP_WAIT_POLICY\", \"PASSIVE\")\n\n")
+	out.WriteString("N_JOBS = int(os.environ[\"OMP_NUM_THREADS\"])\n\n")
 	out.WriteString(r.importBlock())
 	out.WriteString("\n")
 	for _, l := range r.body {
@@ -549,7 +548,7 @@ func (r *renderer) estimator(fam string, hp choices) string {
 		if depth == "none" {
 			depth = "None"
 		}
-		args = []string{"n_estimators=" + hp["forest.n_estimators"], "max_depth=" + depth, "n_jobs=2", "random_state=0"}
+		args = []string{"n_estimators=" + hp["forest.n_estimators"], "max_depth=" + depth, "n_jobs=N_JOBS", "random_state=0"}
 	case "hist_gb":
 		args = []string{"max_iter=" + hp["hgb.max_iter"], "learning_rate=" + hp["hgb.learning_rate"],
 			"max_leaf_nodes=" + hp["hgb.max_leaf_nodes"], "random_state=0"}
@@ -558,9 +557,9 @@ func (r *renderer) estimator(fam string, hp choices) string {
 			"max_depth=" + hp["gb.max_depth"], "random_state=0"}
 	case "xgboost":
 		args = []string{"n_estimators=" + hp["xgb.n_estimators"], "learning_rate=" + hp["xgb.learning_rate"],
-			"max_depth=" + hp["xgb.max_depth"], "subsample=" + hp["xgb.subsample"], `tree_method="hist"`, "n_jobs=2", "random_state=0"}
+			"max_depth=" + hp["xgb.max_depth"], "subsample=" + hp["xgb.subsample"], `tree_method="hist"`, "n_jobs=N_JOBS", "random_state=0"}
 	case "knn":
-		args = []string{"n_neighbors=" + hp["knn.n_neighbors"], "weights=" + py(hp["knn.weights"]), "n_jobs=2"}
+		args = []string{"n_neighbors=" + hp["knn.n_neighbors"], "weights=" + py(hp["knn.weights"]), "n_jobs=N_JOBS"}
 	case "linear_svm":
 		args = []string{"C=" + hp["svm.C"]}
 	case "svm_rbf":
