@@ -16,10 +16,10 @@
 //     untrained policy; its expected score first dips, 0.709 to 0.704 in the
 //     first minute, as it favours the fast linear plans over failures, then
 //     rises slowly), the duration-aware arm moves to slower, stronger ones
-//     (at 10 virtual minutes, the default budget: mean duration 4.0 s vs
-//     11.9 s, mean score 0.838 vs 0.858, each seed slower; at 5 minutes
-//     0.771 vs 0.843);
-//   - later, the gap in score closes and turns (about 15 minutes on): this
+//     (at 5 virtual minutes: mean duration 3.6 s vs 9.7 s, mean score 0.788
+//     vs 0.838; at 10 minutes, the default budget: 3.6 s vs 11.6 s, 0.851
+//     vs 0.856, each seed slower, the score gap closing);
+//   - later, the gap in score closes and turns (about 10 minutes on): this
 //     table has a plan that is both fast and strong (ordinal regression with
 //     XGBoost, 2 s, 0.874), which the naive arm finds once slow results have
 //     come in, while the duration-aware arm keeps favouring the slowest strong
@@ -39,8 +39,12 @@
 //
 // The letter-recognition table (--table letter-recognition; plans of 1-75 s,
 // accuracy 0.24-0.969, an RBF SVM at 0.966 in 4-7 s) shows the same course:
-// at 10 virtual minutes naive 19.2 s and 0.869, duration-aware 29.8 s and
-// 0.884; at 30 minutes 22.7 s and 0.924 against 47.8 s and 0.915.
+// at 10 virtual minutes naive 19.0 s and 0.873, duration-aware 31.0 s and
+// 0.883; at 30 minutes 21.5 s and 0.936 against 48.5 s and 0.908.
+//
+// (Numbers from 2026-11-22, after improve prompts started drawing the
+// buffer's best half the time, which speeds both arms up; before, at 10
+// minutes on hpc-job-class, 0.838 vs 0.858.)
 package ablation
 
 import (
