@@ -114,6 +114,7 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	prefs := p.prefs[pr.Task.Name]
 	var w *Walker
 	var logps []float64
+	var err error
 	// An improve walk that reproduces its parent would spend an episode
 	// (minutes, on text tasks) learning nothing new, so it is drawn again,
 	// up to maxRedraws times. The log-probabilities are the drawn walk's
@@ -122,8 +123,8 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	// (1-q_old)/(1-q_new), near 1 between the few versions a sample may be
 	// stale, and the clip bounds it either way.
 	for attempt := 0; ; attempt++ {
-		w, m.Steps, logps = NewWalker(prof, parentPlan), nil, nil
-		if err := p.walk(w, c, prefs, parentPlan, &m, &logps); err != nil {
+		w = NewWalker(prof, parentPlan)
+		if m.Steps, logps, err = p.walk(w, c, prefs, parentPlan); err != nil {
 			return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 		}
 		if parentPlan == nil || w.Plan().Key() != parentPlan.Key() || attempt == maxRedraws {
@@ -132,7 +133,6 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	}
 	m.Plan = w.Plan()
 	code, err := Render(prof, m.Plan)
-
 	if err != nil {
 		return rl.Action{}, fmt.Errorf("recipe policy: rendering %s: %w", m.Plan.Key(), err)
 	}
@@ -160,13 +160,15 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 // about once in a million walks; each walk costs microseconds.
 const maxRedraws = 64
 
-// walk takes w's decisions with the net, appending steps to m and their
-// log-probabilities to logps. Every decision gets a prior (Hint) toward
+// walk takes w's decisions with the net and returns them with their
+// log-probabilities. Every decision gets a prior (Hint) toward
 // Default's option, except in the part an improve walk re-decides: there the
 // prior is toward the parent's own value, so an improvement is a local edit
 // of a good plan (most decisions kept, a few changed) rather than a pull back
 // to Default, which would undo what made the parent good.
-func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent *Plan, m *meta, logps *[]float64) error {
+func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent *Plan) ([]choicenet.Step, []float64, error) {
+	var steps []choicenet.Step
+	var logps []float64
 	for d, ok := w.Next(); ok; d, ok = w.Next() {
 		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options)}
 		switch {
@@ -176,21 +178,21 @@ func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent 
 		default:
 			step.Hint = 1 + prefs.option(d)
 		}
-		i, lp := p.net.ChooseStep(c, m.Steps, step, p.temperature, p.rng)
+		i, lp := p.net.ChooseStep(c, steps, step, p.temperature, p.rng)
 		if i < 0 {
 			// The net's input check failed: a profile or plan the net was not
 			// built for (a checkpoint from another grammar, say).
-			return fmt.Errorf("recipe policy: the network cannot decide %q (decision %d of %d options): its input does not match its shape",
+			return nil, nil, fmt.Errorf("recipe policy: the network cannot decide %q (decision %d of %d options): its input does not match its shape",
 				d.Name, d.ID, len(d.Options))
 		}
 		if err := w.Choose(i); err != nil {
-			return fmt.Errorf("recipe policy: %w", err)
+			return nil, nil, fmt.Errorf("recipe policy: %w", err)
 		}
 		step.Chosen = i
-		m.Steps = append(m.Steps, step)
-		*logps = append(*logps, lp)
+		steps = append(steps, step)
+		logps = append(logps, lp)
 	}
-	return nil
+	return steps, logps, nil
 }
 
 // Update takes one PPO step; the learner has already put the duration weight
