@@ -14,3 +14,10 @@ if [ -z "${MLERL:-}" ]; then
     (cd "$ROOT" && go build -o "$MLERL" ./cmd/mlerl) || die "go build ./cmd/mlerl failed"
 fi
 [ -x "$MLERL" ] || die "MLERL is not an executable: $MLERL"
+
+# task_metric T prints T's metric and "higher" or "lower" (which is better),
+# from mlerl's own task list, so the scripts never keep a metric table.
+TASK_LIST=$("$MLERL" tasks list --json) || die "$MLERL tasks list failed"
+task_metric() {
+    jq -r --arg t "$1" '.[] | select(.name == $t) | "\(.metric) \(if .lower_is_better then "lower" else "higher" end)"' <<< "$TASK_LIST"
+}

@@ -33,11 +33,7 @@ printf '%-22s %-18s %-7s %-10s %s\n' task metric better score seconds
 
 failed=0
 for t in "${tasks[@]}"; do
-    metric=$(sed -n 's/^metric: *//p' "$TASKS_DIR/$t/task.yaml" | tr -d '"' | awk '{print $1}')
-    case $metric in
-        auc|mean_column_auc|accuracy|qwk|pearson|jaccard) dir=higher ;;
-        *) dir=lower ;;
-    esac
+    read -r metric dir < <(task_metric "$t")
     work=$(mktemp -d)
     ln -s "$TASKS_DIR/$t/public" "$work/data"
     start=$(date +%s.%N)

@@ -30,11 +30,7 @@ printf '%-22s %-18s %-7s %-10s %-9s %s\n' task metric better best_score episodes
 
 failed=0
 for t in "${tasks[@]}"; do
-    metric=$(sed -n 's/^metric: *//p' "$TASKS_DIR/$t/task.yaml" | tr -d '"' | awk '{print $1}')
-    case $metric in
-        auc|mean_column_auc|accuracy|qwk|pearson|jaccard) dir=higher ;;
-        *) dir=lower ;;
-    esac
+    read -r metric dir < <(task_metric "$t")
     run=$OUT/$t-$(date +%Y%m%dT%H%M%S)
     start=$(date +%s)
     # shellcheck disable=SC2086  # TRAIN_ARGS is split on purpose
