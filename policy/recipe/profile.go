@@ -26,6 +26,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/task"
 )
 
@@ -680,10 +681,9 @@ func (p *Profile) Features() []float64 {
 	return f
 }
 
+// lowerIsBetter is the grader's direction for metric (false for a metric it
+// does not know; task.Load has refused those already).
 func lowerIsBetter(metric string) bool {
-	switch metric {
-	case "log_loss", "rmse", "mae", "rmsle", "mean_column_rmse", "mean_column_rmsle":
-		return true
-	}
-	return false
+	lower, _ := grade.LowerIsBetter(metric)
+	return lower
 }
