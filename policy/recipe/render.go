@@ -585,12 +585,12 @@ func (r *renderer) estimator(fam string, hp choices) string {
 		if hp["kernel_ridge.kernel"] == "poly2" {
 			args = []string{`kernel="poly"`, "degree=2"}
 		}
-		grid := map[string]string{}
+		var grid []string // the "cv" values' search space
 		for _, h := range []string{"alpha", "gamma"} {
 			if v := hp["kernel_ridge."+h]; v != "cv" {
 				args = append(args, h+"="+v)
 			} else {
-				grid[h] = krrGrid[h]
+				grid = append(grid, py(h)+": "+krrGrid[h])
 			}
 		}
 		if len(grid) > 0 {
@@ -598,14 +598,8 @@ func (r *renderer) estimator(fam string, hp choices) string {
 			r.use(mod, name)
 			r.use("sklearn.model_selection", "GridSearchCV")
 			r.use("sklearn.model_selection", "KFold")
-			var g []string
-			for _, h := range []string{"alpha", "gamma"} {
-				if v, ok := grid[h]; ok {
-					g = append(g, py(h)+": "+v)
-				}
-			}
 			return fmt.Sprintf(`GridSearchCV(%s(%s), {%s}, cv=KFold(n_splits=5, shuffle=True, random_state=0), scoring="neg_mean_squared_error")`,
-				name, strings.Join(args, ", "), strings.Join(g, ", "))
+				name, strings.Join(args, ", "), strings.Join(grid, ", "))
 		}
 	case "pls":
 		// scale=False: the features are standardised (or not) by the plan's own scaling.
