@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,6 +23,31 @@ func mustProfile(t testing.TB, dir string) *Profile {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// suiteProfile profiles the suite task name, skipping the test when this
+// checkout has no such task.
+func suiteProfile(t testing.TB, name string) *Profile {
+	t.Helper()
+	dir := filepath.Join("../../suite/tasks", name)
+	if _, err := os.Stat(filepath.Join(dir, "task.yaml")); err != nil {
+		t.Skipf("suite task %s not in this checkout", name)
+	}
+	return mustProfile(t, dir)
+}
+
+// fixturePolicy is a fresh policy for the fixture task name.
+func fixturePolicy(t testing.TB, name string, seed uint64) (*Policy, *task.Task) {
+	t.Helper()
+	tk, err := task.Load(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPolicy([]*task.Task{tk}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, tk
 }
 
 // fixtureTasks are the small tasks in testdata/.

@@ -3,28 +3,19 @@ package recipe
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/policy/choicenet"
 	"github.com/mlerl/mlerl/rl"
-	"github.com/mlerl/mlerl/task"
 )
 
 // A net whose shape does not fit the grammar (as a checkpoint of another
 // grammar would load) is refused with an error naming the decision, not
 // turned into a plan.
 func TestSampleRefusesMismatchedNet(t *testing.T) {
-	tk, err := task.Load(filepath.Join("testdata", "tiny-churn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPolicy([]*task.Task{tk}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, tk := fixturePolicy(t, "tiny-churn", 1)
 	if _, err := p.Sample(context.Background(), []rl.Prompt{{Kind: episode.Scratch, Task: tk}}); err != nil {
 		t.Fatalf("the policy's own net: %v", err)
 	}
@@ -42,14 +33,7 @@ func TestSampleRefusesMismatchedNet(t *testing.T) {
 // A fresh policy leans to Default's choices (the hint prior) without being
 // stuck on them.
 func TestFreshPolicyLeansToDefault(t *testing.T) {
-	tk, err := task.Load(filepath.Join("testdata", "tiny-churn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPolicy([]*task.Task{tk}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, tk := fixturePolicy(t, "tiny-churn", 3)
 	def := Default(p.profiles[tk.Name])
 	prompts := make([]rl.Prompt, 300)
 	for i := range prompts {
@@ -95,14 +79,7 @@ func TestFreshPolicyLeansToDefault(t *testing.T) {
 // Default), every other decision is copied or leans to Default, and the
 // parent itself is never drawn again.
 func TestImproveIsLocalEdit(t *testing.T) {
-	tk, err := task.Load(filepath.Join("testdata", "tiny-churn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPolicy([]*task.Task{tk}, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, tk := fixturePolicy(t, "tiny-churn", 5)
 	prof := p.profiles[tk.Name]
 	// A parent that differs from Default in every part: xgboost 1500 on
 	// ordinal codes, no validation, averaged with a forest.

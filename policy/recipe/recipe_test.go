@@ -565,11 +565,7 @@ func withChoices(t *testing.T, p *Profile, choose map[string]string) *Plan {
 // the suite's hpc-job-class: the decision comes before the model family and
 // masks classifiers, and the rounded predictions grade as valid labels.
 func TestOrdinalAsRegression(t *testing.T) {
-	dir := "../../suite/tasks/hpc-job-class"
-	if _, err := os.Stat(filepath.Join(dir, "task.yaml")); err != nil {
-		t.Skip("suite task hpc-job-class not in this checkout")
-	}
-	p := mustProfile(t, dir)
+	p := suiteProfile(t, "hpc-job-class")
 	if !p.OrdinalIntegers() {
 		t.Fatalf("classes %v not seen as ordinal integers", p.Classes)
 	}
@@ -704,11 +700,7 @@ func TestTunedOptionsOnSuite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.task, func(t *testing.T) {
-			dir := filepath.Join("../../suite/tasks", tc.task)
-			if _, err := os.Stat(filepath.Join(dir, "task.yaml")); err != nil {
-				t.Skipf("suite task %s not in this checkout", tc.task)
-			}
-			p := mustProfile(t, dir)
+			p := suiteProfile(t, tc.task)
 			var scores []float64
 			for _, choose := range []map[string]string{tc.base, tc.better} {
 				code, err := Render(p, withChoices(t, p, choose))
@@ -737,11 +729,7 @@ func TestDefaultTextFamily(t *testing.T) {
 		{"austen-authorship", "linear_svm", "isotonic"},
 		{"fine-food-reviews", "logistic", "none"},
 	} {
-		dir := filepath.Join("../../suite/tasks", tc.task)
-		if _, err := os.Stat(filepath.Join(dir, "task.yaml")); err != nil {
-			t.Skipf("suite task %s not in this checkout", tc.task)
-		}
-		def := Default(mustProfile(t, dir))
+		def := Default(suiteProfile(t, tc.task))
 		if def.Get("model.family") != tc.family || def.Get("calibration") != tc.calibration || def.Get("features.text") != "tfidf_word_char" ||
 			def.Get("ensemble") != "nb_loglinear" || def.Get("ensemble.nb_weight") != "0.1" {
 			t.Errorf("%s: Default %s", tc.task, def.Key())
