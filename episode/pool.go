@@ -7,11 +7,14 @@ import (
 	"time"
 )
 
-// Pool is the real environment: a fixed number of local executor slots, each
-// running one sandboxed episode at a time. It satisfies rl.Env.
+// Pool is the plain local executor: a fixed number of slots, each running
+// one sandboxed program at a time with the Runner, reading task data from
+// local folders. It needs no broker (exec, serve, tests); train runs its
+// local slots as workers of its job queue instead, so that remote workers
+// can join.
 type Pool struct {
 	runner *Runner
-	tasks  map[string]*Prepared
+	dirs   map[string]string // task name -> public folder
 	slots  int
 	start  time.Time
 
@@ -24,22 +27,23 @@ type Pool struct {
 }
 
 type completion struct {
-	res Result
+	ex  Execution
 	err error
 }
 
-// NewPool makes a pool of slots executors for the given tasks.
-func NewPool(r *Runner, tasks []*Prepared, slots int) (*Pool, error) {
+// NewPool makes a pool of slots executors for tasks, given as task name ->
+// folder of its public files.
+func NewPool(r *Runner, tasks map[string]string, slots int) (*Pool, error) {
 	if slots < 1 {
 		return nil, fmt.Errorf("pool: need at least one executor slot, got %d", slots)
 	}
-	m := make(map[string]*Prepared, len(tasks))
-	for _, p := range tasks {
-		m[p.Task.Name] = p
+	m := make(map[string]string, len(tasks))
+	for k, v := range tasks {
+		m[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Pool{
-		runner: r, tasks: m, slots: slots, start: time.Now(),
+		runner: r, dirs: m, slots: slots, start: time.Now(),
 		// Buffered to the slot count: a finished episode never waits for the learner.
 		done:   make(chan completion, slots),
 		runCtx: ctx, stopRun: cancel,
@@ -55,7 +59,7 @@ func (p *Pool) Now() time.Duration { return time.Since(p.start) }
 // Submit starts a job on a free slot. It fails when every slot is busy, so a
 // learner that over-submits learns at once instead of queueing silently.
 func (p *Pool) Submit(ctx context.Context, job Job) error {
-	prep, ok := p.tasks[job.Task]
+	dir, ok := p.dirs[job.Task]
 	if !ok {
 		return fmt.Errorf("pool: job %s: unknown task %q", job.ID, job.Task)
 	}
@@ -70,22 +74,22 @@ func (p *Pool) Submit(ctx context.Context, job Job) error {
 	go func() {
 		defer p.wg.Done()
 		// Episodes outlive the Submit call's ctx; Close cancels them.
-		res, err := p.runner.Run(p.runCtx, prep, job)
+		ex, err := p.runner.Execute(p.runCtx, dir, job)
 		p.mu.Lock()
 		p.busy--
 		p.mu.Unlock()
-		p.done <- completion{res, err}
+		p.done <- completion{ex, err}
 	}()
 	return nil
 }
 
 // Next waits for the next episode to finish, in completion order.
-func (p *Pool) Next(ctx context.Context) (Result, error) {
+func (p *Pool) Next(ctx context.Context) (Execution, error) {
 	select {
 	case c := <-p.done:
-		return c.res, c.err
+		return c.ex, c.err
 	case <-ctx.Done():
-		return Result{}, ctx.Err()
+		return Execution{}, ctx.Err()
 	}
 }
 

@@ -29,6 +29,12 @@ type Execution struct {
 	Isolation       string   `json:"isolation"`
 	PeakMemoryBytes int64    `json:"peak_memory_bytes"`
 	Instrumentation string   `json:"instrumentation,omitempty"`
+	// Settings are those the program really ran under: the job's, lowered to
+	// the executor's ceilings.
+	Settings Settings `json:"settings"`
+	// Reused and ReusedFrom: see Result.
+	Reused     bool   `json:"reused,omitempty"`
+	ReusedFrom string `json:"reused_from,omitempty"`
 	// Output is the head and tail of the output, traceback lines mapped back
 	// to the policy's code.
 	Output string `json:"output"`
@@ -45,11 +51,16 @@ type Execution struct {
 // (the task's public files), read the stages. The error is for infrastructure
 // failures only.
 func (r *Runner) Execute(ctx context.Context, dataDir string, job Job) (Execution, error) {
+	set := job.Settings.Under(r.Max)
 	ex := Execution{
 		Episode: job.ID, Task: job.Task, Kind: job.Kind, PolicyVersion: job.PolicyVersion,
-		Stages: []string{}, Isolation: string(r.Sandbox.Level()),
+		Stages: []string{}, Isolation: string(r.Sandbox.Level()), Settings: set,
 	}
-	prog, err := instrument.Prepare(ctx, r.Instrumenter, job.Code)
+	ins, err := r.instrumenter(set.Instrument)
+	if err != nil {
+		return ex, fmt.Errorf("episode %s: %w", job.ID, err)
+	}
+	prog, err := instrument.Prepare(ctx, ins, job.Code)
 	if err != nil {
 		return ex, fmt.Errorf("episode %s: instrumenting: %w", job.ID, err)
 	}
@@ -58,8 +69,8 @@ func (r *Runner) Execute(ctx context.Context, dataDir string, job Job) (Executio
 		Program: []byte(prog.Code),
 		DataDir: dataDir,
 		Collect: []string{SubmissionFile},
-		Limits:  r.Limits,
-		Env:     r.env(),
+		Limits:  sandbox.Limits{Timeout: set.Timeout, MemoryBytes: set.MemoryBytes},
+		Env:     threadEnv(set.Threads),
 	})
 	if err != nil {
 		return ex, fmt.Errorf("episode %s: %w", job.ID, err)
@@ -91,7 +102,7 @@ func Grade(p *Prepared, ex Execution, rw Reward) Result {
 		Episode: ex.Episode, Task: p.Task.Name, Kind: ex.Kind, PolicyVersion: ex.PolicyVersion,
 		ExitCode: ex.ExitCode, TimedOut: ex.TimedOut, DurationS: ex.DurationS, Stages: ex.Stages,
 		Isolation: ex.Isolation, PeakMemoryBytes: ex.PeakMemoryBytes, Output: ex.Output,
-		Instrumentation: ex.Instrumentation,
+		Instrumentation: ex.Instrumentation, Reused: ex.Reused, ReusedFrom: ex.ReusedFrom,
 	}
 	if res.Stages == nil {
 		res.Stages = []string{}

@@ -15,10 +15,13 @@ import (
 // SubmissionFile is what a program must write into its working directory.
 const SubmissionFile = "submission.csv"
 
-// Prepared is a task made ready for many episodes: its answers parsed once.
+// Prepared is a task made ready for many episodes: its answers parsed once,
+// its public files' digest taken once.
 type Prepared struct {
 	Task    *task.Task
 	Answers *grade.Answers
+	// Data is DataDigest of the task's public folder.
+	Data string
 }
 
 // Prepare loads a task's answers; a broken answers file is a broken task.
@@ -27,33 +30,51 @@ func Prepare(t *task.Task) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.Name, err)
 	}
-	return &Prepared{Task: t, Answers: ans}, nil
+	sum, err := DataDigest(t.PublicDir())
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	return &Prepared{Task: t, Answers: ans, Data: sum}, nil
 }
 
-// Runner runs episodes: instrument, run sandboxed, grade, reward.
+// Runner runs episodes: instrument, run sandboxed, grade, reward. It is the
+// executor behind a local slot and a remote worker alike.
 type Runner struct {
 	Sandbox *sandbox.Sandbox
-	// Instrumenter inserts progress markers; nil runs programs unchanged (no partial credit).
+	// Instrumenter serves jobs asking for the mode Max.Instrument names (the
+	// LM instrumenter for "lm"); "ast" and "none" need nothing configured.
 	Instrumenter instrument.Instrumenter
 	Reward       Reward
-	// Limits override the sandbox's defaults for every episode (zero fields keep them).
-	Limits sandbox.Limits
-	// Threads is how many threads a program's OpenMP and BLAS libraries may
-	// use (0: the sandbox's default, 2). Set it to cores / programs running
-	// at once: two programs of two OpenMP threads each on two cores stall
-	// each other (a thread spins on a core the thread it waits for needs):
-	// measured on a 2-core machine, two histogram-boosting programs side by
-	// side took 5-160 s at two threads each, 2.5-2.8 s at one.
-	Threads int
+	// Max are this executor's ceilings, and the settings of a job that leaves
+	// one unset: a job may ask for less time, memory or threads, never more
+	// (Settings.Under). Zero fields leave the sandbox's defaults. Threads
+	// should be cores / programs running at once: two programs of two OpenMP
+	// threads each on two cores stall each other (a thread spins on a core the
+	// thread it waits for needs; bench/RESULTS.md has the measurement).
+	Max Settings
 }
 
-// env is the environment the runner adds to every program.
-func (r *Runner) env() []string {
-	if r.Threads <= 0 {
+// threadEnv is the environment that sets a program's thread counts.
+func threadEnv(threads int) []string {
+	if threads <= 0 {
 		return nil
 	}
-	n := strconv.Itoa(r.Threads)
+	n := strconv.Itoa(threads)
 	return []string{"OMP_NUM_THREADS=" + n, "OPENBLAS_NUM_THREADS=" + n, "MKL_NUM_THREADS=" + n}
+}
+
+// instrumenter is the one for mode: the configured one when it is that
+// mode's, a fresh AST instrumenter for "ast", nil for "none".
+func (r *Runner) instrumenter(mode string) (instrument.Instrumenter, error) {
+	switch {
+	case mode == "none":
+		return nil, nil
+	case mode == r.Max.Instrument && r.Instrumenter != nil:
+		return r.Instrumenter, nil
+	case mode == "ast" || mode == "":
+		return instrument.NewAST(""), nil
+	}
+	return nil, fmt.Errorf("instrumentation %q is not configured on this executor (it has %q)", mode, r.Max.Instrument)
 }
 
 // ThreadsPerProgram splits cores evenly among slots programs running at
@@ -69,7 +90,7 @@ func ThreadsPerProgram(cores, slots int) int {
 // error is for infrastructure failures only (the sandbox could not start); a
 // program that fails is a Result with its reward.
 func (r *Runner) Run(ctx context.Context, p *Prepared, job Job) (Result, error) {
-	job.Task = p.Task.Name
+	job.Task, job.Data = p.Task.Name, p.Data
 	ex, err := r.Execute(ctx, p.Task.PublicDir(), job)
 	if err != nil {
 		return Result{

@@ -31,7 +31,7 @@ func TestRunnerThreadsReachProgram(t *testing.T) {
 		threads int
 		want    string
 	}{{1, "threads 1 1 1"}, {0, "threads 2 2 2"}, {3, "threads 3 3 3"}} {
-		r := &Runner{Sandbox: sb, Threads: tc.threads, Limits: sandbox.Limits{Timeout: time.Minute}}
+		r := &Runner{Sandbox: sb, Max: Settings{Threads: tc.threads, Timeout: time.Minute}}
 		ex, err := r.Execute(context.Background(), t.TempDir(), Job{ID: "e", Code: code})
 		if err != nil {
 			t.Fatal(err)

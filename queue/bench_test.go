@@ -100,7 +100,7 @@ func BenchmarkJobsPerSecond(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	runner := &episode.Runner{Sandbox: sb, Instrumenter: instrument.NewAST(""), Limits: sandbox.Limits{Timeout: time.Minute}}
+	runner := &episode.Runner{Sandbox: sb, Instrumenter: instrument.NewAST(""), Max: episode.Settings{Timeout: time.Minute}}
 	const jobs = 24
 	for _, n := range []int{1, 2, 4} {
 		for _, kind := range []string{"local", "procs"} {

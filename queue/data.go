@@ -9,76 +9,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mlerl/mlerl/episode"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// A task's public files travel as one tar in the object store, named by the
-// SHA-256 of the tar. The tar is made deterministically (sorted entries, no
-// owners, a fixed mtime), so the same files always get the same name: a
-// trainer that restarts finds the object already there, and a worker's disk
-// cache keyed by it stays valid across runs of the same task.
-
-// writeTar writes dir's regular files and folders to w, deterministically.
-// Symbolic links are followed: the sandbox shows their targets too.
-func writeTar(dir string, w io.Writer) error {
-	tw := tar.NewWriter(w)
-	epoch := time.Unix(0, 0)
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil || rel == "." {
-			return err
-		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			return err
-		}
-		hdr := &tar.Header{Name: filepath.ToSlash(rel), ModTime: epoch, Format: tar.FormatPAX}
-		switch {
-		case fi.IsDir():
-			hdr.Typeflag, hdr.Mode, hdr.Name = tar.TypeDir, 0o755, hdr.Name+"/"
-			return tw.WriteHeader(hdr)
-		case fi.Mode().IsRegular():
-			hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, 0o644, fi.Size()
-			if err := tw.WriteHeader(hdr); err != nil {
-				return err
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if _, err := io.Copy(tw, io.LimitReader(f, fi.Size())); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			return nil
-		default:
-			return nil // sockets, devices: nothing a program reads as data
-		}
-	})
-	if err != nil {
-		return fmt.Errorf("queue: packing %s: %w", dir, err)
-	}
-	return tw.Close()
-}
+// A task's public files travel as one tar in the object store, named by its
+// SHA-256 (episode.WriteDataTar, episode.DataDigest): the same files always
+// get the same name, so a trainer that restarts finds the object already
+// there, and a worker's disk cache keyed by it stays valid across runs.
 
 // PublishData puts dir (a task's public folder) into the task store, unless
 // an object with its checksum is already there, and returns that checksum.
 func (b *Broker) PublishData(ctx context.Context, dir string) (string, error) {
-	h := sha256.New()
-	if err := writeTar(dir, h); err != nil {
-		return "", err
+	sum, err := episode.DataDigest(dir)
+	if err != nil {
+		return "", fmt.Errorf("queue: %w", err)
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
 	store, err := b.js.ObjectStore(ctx, b.n.tasksBucket)
 	if err != nil {
 		return "", fmt.Errorf("queue: object store %s: %w", b.n.tasksBucket, err)
@@ -92,7 +44,7 @@ func (b *Broker) PublishData(ctx context.Context, dir string) (string, error) {
 	// gigabytes of images. A file changed between the passes is caught by the
 	// workers' checksum verification.
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeTar(dir, pw)) }()
+	go func() { pw.CloseWithError(episode.WriteDataTar(dir, pw)) }()
 	if _, err := store.Put(ctx, jetstream.ObjectMeta{Name: sum, Description: dir}, pr); err != nil {
 		pr.CloseWithError(err)
 		return "", fmt.Errorf("queue: uploading %s as %s: %w", dir, sum, err)

@@ -20,8 +20,10 @@ import (
 
 // EnvConfig configures the trainer's side of the queue.
 type EnvConfig struct {
-	Tasks  []*episode.Prepared
-	Reward episode.Reward // zero: episode.DefaultReward
+	// Tasks maps each task's name to the folder of its public files, which
+	// NewEnv publishes for the workers. The queue never sees answers: it
+	// moves jobs and executions; the trainer grades (episode.Graded).
+	Tasks map[string]string
 	// SubmitGiveUp bounds how long Submit retries publishing a job while the
 	// broker does not answer (default 30 s); then it fails, and so does the run.
 	SubmitGiveUp time.Duration
@@ -55,14 +57,13 @@ type Stats struct {
 	WorkersSeen int `json:"workers_seen"`
 }
 
-// Env is the learner's environment over the queue (rl.Env): Submit publishes
-// a job, Next returns graded results in arrival order. Its slots are those
+// Env is the queue as an executor (episode.Executor): Submit publishes a job,
+// Next returns executions in arrival order. Its slots are those
 // the live workers announce, so a fleet can grow and shrink during a run.
 type Env struct {
 	b     *Broker
 	cfg   EnvConfig
 	log   *slog.Logger
-	tasks map[string]*episode.Prepared
 	data  map[string]string // task -> checksum of its public files
 	start time.Time
 	// session is random per Env, part of every job message id.
@@ -75,7 +76,7 @@ type Env struct {
 	pending map[string]inflight // episode id -> the job in flight
 	done    map[string]bool     // episode ids completed
 	parked  map[string]parked   // results that came before their job (resume)
-	ready   []episode.Result
+	ready   []episode.Execution
 	wake    chan struct{}
 	workers map[string]seen
 	stats   Stats
@@ -89,7 +90,7 @@ type inflight struct {
 
 type parked struct {
 	digest  string
-	res     episode.Result
+	ex      episode.Execution
 	attempt uint64
 }
 
@@ -107,21 +108,18 @@ func NewEnv(ctx context.Context, b *Broker, cfg EnvConfig) (*Env, error) {
 	if cfg.SubmitGiveUp <= 0 {
 		cfg.SubmitGiveUp = 30 * time.Second
 	}
-	if cfg.Reward == (episode.Reward{}) {
-		cfg.Reward = episode.DefaultReward
-	}
 	e := &Env{
-		b: b, cfg: cfg, log: logger(cfg.Log), tasks: map[string]*episode.Prepared{}, data: map[string]string{},
+		b: b, cfg: cfg, log: logger(cfg.Log), data: map[string]string{},
 		pending: map[string]inflight{}, done: map[string]bool{}, parked: map[string]parked{},
 		wake: make(chan struct{}, 1), workers: map[string]seen{}, start: time.Now(),
 		session: rand.Text()[:10],
 	}
-	for _, p := range cfg.Tasks {
-		sum, err := b.PublishData(ctx, p.Task.PublicDir())
+	for name, dir := range cfg.Tasks {
+		sum, err := b.PublishData(ctx, dir)
 		if err != nil {
-			return nil, fmt.Errorf("queue: task %s: %w", p.Task.Name, err)
+			return nil, fmt.Errorf("queue: task %s: %w", name, err)
 		}
-		e.tasks[p.Task.Name], e.data[p.Task.Name] = p, sum
+		e.data[name] = sum
 	}
 	sub, err := b.nc.Subscribe(b.n.workersSubject, e.onPresence)
 	if err != nil {
@@ -232,15 +230,21 @@ func (e *Env) Stats() Stats {
 // Submit queues job. A result already received for the same job (a resume
 // finding results of jobs that were in flight at the crash) answers it at once.
 func (e *Env) Submit(ctx context.Context, job episode.Job) error {
-	if _, ok := e.tasks[job.Task]; !ok {
+	sum, ok := e.data[job.Task]
+	switch {
+	case !ok:
 		return fmt.Errorf("queue: job %s: unknown task %q", job.ID, job.Task)
+	case job.Data == "":
+		job.Data = sum
+	case job.Data != sum:
+		return fmt.Errorf("queue: job %s: task %s data %.12s is not the published %.12s", job.ID, job.Task, job.Data, sum)
 	}
 	d := digest(job)
 	e.mu.Lock()
 	if p, ok := e.parked[job.ID]; ok {
 		delete(e.parked, job.ID)
 		if p.digest == d {
-			e.accept(job.ID, p.res, p.attempt)
+			e.accept(job.ID, p.ex, p.attempt)
 			e.stats.Reused++
 			e.mu.Unlock()
 			return nil
@@ -260,7 +264,7 @@ func (e *Env) Submit(ctx context.Context, job episode.Job) error {
 }
 
 func (e *Env) publish(ctx context.Context, job episode.Job, d, suffix string) error {
-	data, err := json.Marshal(jobMsg{Job: job, Digest: d, Data: e.data[job.Task]})
+	data, err := json.Marshal(jobMsg{Job: job, Digest: d, Data: job.Data})
 	if err != nil {
 		return fmt.Errorf("queue: encoding job %s: %w", job.ID, err)
 	}
@@ -282,13 +286,13 @@ func (e *Env) publish(ctx context.Context, job episode.Job, d, suffix string) er
 	return nil
 }
 
-// Next returns the next accepted result, in arrival order.
-func (e *Env) Next(ctx context.Context) (episode.Result, error) {
+// Next returns the next accepted execution, in arrival order.
+func (e *Env) Next(ctx context.Context) (episode.Execution, error) {
 	for {
 		e.mu.Lock()
 		if len(e.ready) > 0 {
 			r := e.ready[0]
-			e.ready[0] = episode.Result{}
+			e.ready[0] = episode.Execution{}
 			e.ready = e.ready[1:]
 			e.mu.Unlock()
 			return r, nil
@@ -297,13 +301,13 @@ func (e *Env) Next(ctx context.Context) (episode.Result, error) {
 		select {
 		case <-e.wake:
 		case <-ctx.Done():
-			return episode.Result{}, ctx.Err()
+			return episode.Execution{}, ctx.Err()
 		}
 	}
 }
 
-// accept files res as the one result of its job; e.mu is held.
-func (e *Env) accept(id string, res episode.Result, attempt uint64) {
+// accept files ex as the one execution of its job; e.mu is held.
+func (e *Env) accept(id string, ex episode.Execution, attempt uint64) {
 	delete(e.pending, id)
 	e.done[id] = true
 	e.stats.Accepted++
@@ -311,7 +315,7 @@ func (e *Env) accept(id string, res episode.Result, attempt uint64) {
 		e.stats.Redelivered++
 		e.stats.RedeliveredAttempts += int(attempt - 1)
 	}
-	e.ready = append(e.ready, res)
+	e.ready = append(e.ready, ex)
 	select {
 	case e.wake <- struct{}{}:
 	default:
@@ -347,8 +351,7 @@ func (e *Env) onResult(ctx context.Context, m jetstream.Msg) {
 	}
 	e.mu.Unlock()
 
-	prep, ok := e.tasks[rm.Exec.Task]
-	if !ok {
+	if _, ok := e.data[rm.Exec.Task]; !ok {
 		e.mu.Lock()
 		e.stats.Stale++
 		e.mu.Unlock()
@@ -373,15 +376,13 @@ func (e *Env) onResult(ctx context.Context, m jetstream.Msg) {
 		return
 	}
 	rm.Exec.Submission = sub
-	// Grading happens here, in the trainer: the answers never leave it.
-	res := episode.Grade(prep, rm.Exec, e.cfg.Reward)
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	want, pending = e.pending[id]
 	switch {
 	case pending && want.digest == rm.Digest:
-		e.accept(id, res, rm.Attempt)
+		e.accept(id, rm.Exec, rm.Attempt)
 	case pending:
 		e.stats.Stale++
 	case e.done[id]:
@@ -389,7 +390,7 @@ func (e *Env) onResult(ctx context.Context, m jetstream.Msg) {
 	default:
 		// No such job here (yet): a result that outlived a crash of the
 		// trainer. Kept for the re-submission of the same job.
-		e.parked[id] = parked{digest: rm.Digest, res: res, attempt: rm.Attempt}
+		e.parked[id] = parked{digest: rm.Digest, ex: rm.Exec, attempt: rm.Attempt}
 	}
 }
 

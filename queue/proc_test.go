@@ -43,7 +43,7 @@ func workerMain() int {
 		return 1
 	}
 	runner := &episode.Runner{Sandbox: sb, Instrumenter: instrument.NewAST(""),
-		Limits: sandbox.Limits{Timeout: time.Minute}}
+		Max: episode.Settings{Timeout: time.Minute}}
 	b, err := Dial(ctx, os.Getenv(workerEnv), DialConfig{GiveUp: time.Minute, Log: log})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)

@@ -104,13 +104,23 @@ func newEnv(t testing.TB, b *Broker, p *episode.Prepared) *Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := NewEnv(ctx, b, EnvConfig{Tasks: []*episode.Prepared{p}})
+	e, err := NewEnv(ctx, b, config(p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
 	return e
 }
+
+// config serves p's public files; its answers stay with the test, which
+// grades what the queue returns (the trainer's job, never the queue's).
+func config(p *episode.Prepared) EnvConfig {
+	graders.Store(p.Task.Name, p)
+	return EnvConfig{Tasks: map[string]string{p.Task.Name: p.Task.PublicDir()}}
+}
+
+// graders holds the tasks the tests' envs serve, by name, for collect.
+var graders sync.Map
 
 // startWorker runs w against b until the test ends.
 func startWorker(t testing.TB, b *Broker, w *Worker) {
@@ -133,10 +143,15 @@ func collect(t testing.TB, e *Env, n int) map[string]episode.Result {
 	defer cancel()
 	got := map[string]episode.Result{}
 	for len(got) < n {
-		r, err := e.Next(ctx)
+		ex, err := e.Next(ctx)
 		if err != nil {
 			t.Fatalf("after %d of %d results: %v", len(got), n, err)
 		}
+		p, ok := graders.Load(ex.Task)
+		if !ok {
+			t.Fatalf("execution %s of unknown task %q", ex.Episode, ex.Task)
+		}
+		r := episode.Grade(p.(*episode.Prepared), ex, episode.DefaultReward)
 		if _, dup := got[r.Episode]; dup {
 			t.Fatalf("result for %s delivered twice", r.Episode)
 		}
@@ -279,7 +294,7 @@ func TestResumeReusesMatchingResultsOnly(t *testing.T) {
 	w.Started = func(id string, _ uint64) { started <- id }
 	startWorker(t, b, w)
 
-	e1, err := NewEnv(ctx, b, EnvConfig{Tasks: []*episode.Prepared{p}})
+	e1, err := NewEnv(ctx, b, config(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +307,7 @@ func TestResumeReusesMatchingResultsOnly(t *testing.T) {
 	if err := b.Setup(ctx, SetupConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	e2, err := NewEnv(ctx, b, EnvConfig{Tasks: []*episode.Prepared{p}})
+	e2, err := NewEnv(ctx, b, config(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +340,7 @@ func TestResumeResubmitsSameJob(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	b := inProcess(t, "", SetupConfig{})
-	e1, err := NewEnv(ctx, b, EnvConfig{Tasks: []*episode.Prepared{p}})
+	e1, err := NewEnv(ctx, b, config(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +360,7 @@ func TestResumeResubmitsSameJob(t *testing.T) {
 	if err := b.Setup(ctx, SetupConfig{}); err != nil { // purges same-1
 		t.Fatal(err)
 	}
-	e2, err := NewEnv(ctx, b, EnvConfig{Tasks: []*episode.Prepared{p}})
+	e2, err := NewEnv(ctx, b, config(p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,8 @@ import (
 type jobMsg struct {
 	Job    episode.Job `json:"job"`
 	Digest string      `json:"digest"`
-	// Data is the SHA-256 of the task's public files in the task store.
+	// Data is the SHA-256 of the task's public files in the task store (the
+	// job's Data; kept for workers of the previous message format).
 	Data string `json:"data"`
 }
 
@@ -40,7 +41,7 @@ type resultMsg struct {
 // the same, in which case the result is exactly as good.
 func digest(j episode.Job) string {
 	h := sha256.New()
-	for _, s := range []string{j.ID, j.Task, string(j.Kind), strconv.Itoa(j.PolicyVersion), j.Code} {
+	for _, s := range []string{j.ID, string(j.Kind), strconv.Itoa(j.PolicyVersion), j.Plan, j.Key()} {
 		h.Write([]byte(strconv.Itoa(len(s))))
 		h.Write([]byte{':'})
 		h.Write([]byte(s))

@@ -200,7 +200,10 @@ func (w *Worker) handle(ctx context.Context, b *Broker, m jetstream.Msg, ackWait
 	}()
 	defer func() { stopHB(); <-hbDone }()
 
-	dir, err := w.Data.Dir(ctx, jm.Job.Task, jm.Data)
+	if jm.Job.Data == "" {
+		jm.Job.Data = jm.Data
+	}
+	dir, err := w.Data.Dir(ctx, jm.Job.Task, jm.Job.Data)
 	if err != nil {
 		log.Error("task data unavailable; job handed back", "task", jm.Job.Task, "err", err)
 		_ = m.NakWithDelay(5 * time.Second)

@@ -42,6 +42,8 @@ type Counters struct {
 	Dropped     int `json:"dropped"`
 	Duplicates  int `json:"duplicates"`
 	Updates     int `json:"updates"`
+	// Reused completions were answered with an identical job's execution.
+	Reused int `json:"reused"`
 }
 
 // StoredSolution is a Solution with the fields episode.Result keeps out of its

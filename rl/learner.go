@@ -299,7 +299,7 @@ func (l *learner) prompt() Prompt {
 func (l *learner) submit(ctx context.Context, j *job) error {
 	err := l.env.Submit(ctx, episode.Job{
 		ID: j.id, Task: j.prompt.Task.Name, Kind: j.prompt.Kind,
-		PolicyVersion: j.action.PolicyVersion, Code: j.action.Code,
+		PolicyVersion: j.action.PolicyVersion, Code: j.action.Code, Plan: j.action.Key,
 	})
 	if err != nil {
 		return fmt.Errorf("rl: submitting job %s: %w", j.id, err)
@@ -334,6 +334,9 @@ func (l *learner) complete(res episode.Result) {
 	}
 	delete(l.inflight, res.Episode)
 	l.n.Completed++
+	if res.Reused {
+		l.n.Reused++
+	}
 	j.done, j.result, j.doneAt = true, res, l.now()
 	l.isolation[res.Isolation]++
 	if res.Valid {
@@ -401,7 +404,7 @@ func (l *learner) update(ctx context.Context) error {
 	samples := make([]Sample, len(used))
 	for i, j := range used {
 		adv[i] *= weights[i]
-		samples[i] = Sample{Prompt: j.prompt, Action: j.action, Reward: j.result.Reward, Advantage: adv[i], Weight: weights[i]}
+		samples[i] = Sample{Prompt: j.prompt, Action: j.action, Result: j.result, Reward: j.result.Reward, Advantage: adv[i], Weight: weights[i]}
 	}
 
 	var stats UpdateStats
@@ -563,7 +566,7 @@ func (l *learner) finish(stopped string) (Summary, error) {
 func (l *learner) summary(stopped string) Summary {
 	s := Summary{
 		Dispatched: l.n.Dispatched, Completed: l.n.Completed, Redelivered: l.n.Redelivered,
-		Lost: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates,
+		Lost: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates, Reused: l.n.Reused,
 		BestScore: l.bestScore(l.order[0].Name), Dropped: l.n.Dropped, Duplicates: l.n.Duplicates,
 		Unused: len(l.batch), ElapsedS: l.now().Seconds(), Stopped: stopped,
 		Isolation: isolationOf(l.isolation), BestScores: map[string]float64{},

@@ -41,10 +41,13 @@ type Solution struct {
 // Action is one program the policy wrote, with what is needed to score it again
 // under a newer policy (PPO's ratio needs the behaviour log-probabilities).
 type Action struct {
-	Kind          episode.Kind `json:"kind"`
-	Plan          string       `json:"plan"`
-	Code          string       `json:"code"`
-	PolicyVersion int          `json:"policy_version"`
+	Kind episode.Kind `json:"kind"`
+	Plan string       `json:"plan"`
+	// Key names the program's design for executors and replay tables (the
+	// recipe plan's key); empty for free-form code.
+	Key           string `json:"key,omitempty"`
+	Code          string `json:"code"`
+	PolicyVersion int    `json:"policy_version"`
 	// Tokens are the policy's own discrete choices (recipe decisions or LM
 	// token ids); TokenLogProbs the behaviour policy's log-probability of each.
 	Tokens        []int     `json:"tokens"`
@@ -64,11 +67,14 @@ func (a Action) LogProb() float64 {
 	return s
 }
 
-// Sample is an action with its credit, ready for a policy update.
-// Advantage already includes the duration weight when duration-aware updates are on.
+// Sample is an action with its episode's result and credit, ready for a
+// policy update. Advantage already includes the duration weight when
+// duration-aware updates are on. Policies read whatever else they need
+// (duration, stages, the episode id) from Result.
 type Sample struct {
 	Prompt    Prompt
 	Action    Action
+	Result    episode.Result
 	Reward    float64
 	Advantage float64
 	Weight    float64

@@ -75,13 +75,16 @@ type Best struct {
 // re-dispatched after a resume keeps its id and counts once in Dispatched and
 // once in Redelivered.
 type Summary struct {
-	Dispatched  int      `json:"dispatched"`
-	Completed   int      `json:"completed"`
-	Redelivered int      `json:"redelivered"`
-	Lost        int      `json:"lost"` // in flight when the run stopped: abandoned, never completed
-	Updates     int      `json:"updates"`
-	BestScore   *float64 `json:"best_score"`
-	Isolation   string   `json:"isolation"`
+	Dispatched  int `json:"dispatched"`
+	Completed   int `json:"completed"`
+	Redelivered int `json:"redelivered"`
+	Lost        int `json:"lost"` // in flight when the run stopped: abandoned, never completed
+	Updates     int `json:"updates"`
+	// Reused completed episodes were not run: an identical program had
+	// already run on the same data and settings (episode.Cache).
+	Reused    int      `json:"reused"`
+	BestScore *float64 `json:"best_score"`
+	Isolation string   `json:"isolation"`
 
 	Dropped    int                `json:"dropped"`    // completed but too stale to train on
 	Duplicates int                `json:"duplicates"` // results for jobs already completed or unknown

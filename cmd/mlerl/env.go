@@ -28,6 +28,16 @@ type trainEnv interface {
 	Close()
 }
 
+// runEnv is train's environment: the queue's executions, through the cache,
+// graded by the trainer.
+type runEnv struct {
+	*episode.Graded
+	q     *queueEnv
+	cache *episode.Cache
+}
+
+func (r runEnv) Close() { r.q.Close() }
+
 // queueFlags say where train's job queue lives. They are not part of the run's
 // settings (run.json): a resumed run may be served from another address.
 type queueFlags struct {
@@ -87,7 +97,7 @@ type queueEnv struct {
 // newEnv makes the executors of a run: every execution is a job on the run's
 // queue (embedded in this process unless --nats names a server), served by
 // rc.Workers local slots and by any `mlerl worker` that joins.
-func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resuming bool, runner *episode.Runner, tasks []*episode.Prepared, stderr io.Writer) (trainEnv, error) {
+func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resuming bool, runner *episode.Runner, tasks []*episode.Prepared, stderr io.Writer) (*queueEnv, error) {
 	if err := qf.check(rc.Workers); err != nil {
 		return nil, err
 	}
@@ -114,7 +124,11 @@ func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resum
 		b.Close()
 		return nil, err
 	}
-	env, err := queue.NewEnv(setup, b, queue.EnvConfig{Tasks: tasks, Reward: runner.Reward, Log: log})
+	dirs := map[string]string{}
+	for _, p := range tasks {
+		dirs[p.Task.Name] = p.Task.PublicDir()
+	}
+	env, err := queue.NewEnv(setup, b, queue.EnvConfig{Tasks: dirs, Log: log})
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -133,11 +147,7 @@ func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resum
 	lctx, stop := context.WithCancel(context.Background())
 	q.stopLocal = stop
 	if rc.Workers > 0 {
-		data := queue.LocalData{}
-		for _, p := range tasks {
-			data[p.Task.Name] = p.Task.PublicDir()
-		}
-		w := &queue.Worker{Exec: runner, Slots: rc.Workers, Data: data, ID: "train-local", Log: log}
+		w := &queue.Worker{Exec: runner, Slots: rc.Workers, Data: queue.LocalData(dirs), ID: "train-local", Log: log}
 		q.localDone.Go(func() {
 			if err := w.Run(lctx, b); err != nil {
 				log.Error("local executors stopped", "err", err)
@@ -169,11 +179,8 @@ func (q *queueEnv) Close() {
 // addQueueStats adds the broker's counts to the run's summary.json: jobs
 // JetStream redelivered after a worker died count as redelivered, next to the
 // learner's re-dispatches after a resume. The counts cover this process.
-func addQueueStats(dir string, env trainEnv) error {
-	q, ok := env.(*queueEnv)
-	if !ok {
-		return nil
-	}
+func addQueueStats(dir string, env runEnv) error {
+	q := env.q
 	path := filepath.Join(dir, runfolder.SummaryFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -188,6 +195,7 @@ func addQueueStats(dir string, env trainEnv) error {
 		sum["redelivered"] = int(r) + st.Redelivered
 	}
 	sum["broker"] = st
+	sum["cache"] = env.cache.Stats()
 	out, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)

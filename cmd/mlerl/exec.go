@@ -64,7 +64,7 @@ func (e *envFlags) runner(ctx context.Context) (*episode.Runner, error) {
 	r := &episode.Runner{
 		Sandbox: sb,
 		Reward:  episode.DefaultReward,
-		Limits:  sandbox.Limits{Timeout: e.timeout, MemoryBytes: e.memory},
+		Max:     episode.Settings{Timeout: e.timeout, MemoryBytes: e.memory, Instrument: e.instrument},
 	}
 	ast := instrument.NewAST("")
 	switch e.instrument {

@@ -81,16 +81,6 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 	}
 }
 
-// policySink lets a policy that records per-episode data of its own (the llm
-// policy's rollouts.jsonl needs each episode's execution time) see the
-// episodes before the run folder writes them.
-func policySink(pol rl.Policy, s rl.Sink) rl.Sink {
-	if w, ok := pol.(interface{ Sink(rl.Sink) rl.Sink }); ok {
-		return w.Sink(s)
-	}
-	return s
-}
-
 // frozen is a policy that samples but never learns: the recipe policy's
 // prompting-only baseline (--no-learn).
 type frozen struct{ rl.Policy }

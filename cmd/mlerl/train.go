@@ -47,6 +47,9 @@ type runConfig struct {
 	MaxTokens         int           `json:"max_tokens,omitempty"`
 	// NoLearn is the prompting baseline: the same loop without policy updates.
 	NoLearn bool `json:"no_learn,omitempty"`
+	// Cache is a folder of executions shared across runs (episode.Cache);
+	// within a run identical programs never run twice whether it is set or not.
+	Cache string `json:"cache,omitempty"`
 }
 
 const runConfigFile = "run.json"
@@ -65,6 +68,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (the paper's 128 needs far more executors than a laptop)")
 	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	seed := fs.Uint64("seed", 1, "random seed")
+	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	var ef envFlags
 	ef.register(fs)
 	var qf queueFlags
@@ -108,7 +112,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
 			DurationAware: *durAware, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
 			Memory: ef.memory, Isolation: ef.isolation,
-			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel,
+			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
 		pf.apply(&rc)
 	}
@@ -174,7 +178,7 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	if err != nil {
 		return err
 	}
-	runner.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), rc.Workers)
+	runner.Max.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), rc.Workers)
 	pol, err := newPolicy(ctx, rc, dir, tasks)
 	if err != nil {
 		return err
@@ -212,17 +216,24 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	}
 	defer folder.Close()
 
-	env, err := newEnv(ctx, rc, qf, dir, resuming, runner, prepared, stderr)
+	q, err := newEnv(ctx, rc, qf, dir, resuming, runner, prepared, stderr)
 	if err != nil {
 		return err
 	}
-	defer env.Close()
+	defer q.Close()
+	cache, err := episode.NewCache(q, rc.Cache)
+	if err != nil {
+		return errUsage{fmt.Errorf("--cache: %w", err)}
+	}
+	// Every job carries the run's settings (runner.Max): remote workers
+	// lower them to their own ceilings, never raise them.
+	env := runEnv{Graded: episode.NewGraded(cache, prepared, runner.Reward, runner.Max), q: q, cache: cache}
 	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, program time limit %v, run folder %s\n",
 		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), rc.Timeout, dir)
 
 	prog := newProgress(stderr, rc.Budget, env, tasks[0])
 	stopTicker := prog.tick(ctx, 15*time.Second)
-	sum, err := rl.Run(ctx, cfg, progressEnv{env, prog}, pol, tasks, policySink(pol, prog.wrap(folder)))
+	sum, err := rl.Run(ctx, cfg, progressEnv{env, prog}, pol, tasks, prog.wrap(folder))
 	stopTicker()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -50,7 +50,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return exitStatus(stderr, err)
 	}
-	runner.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), *slots)
+	// These are ceilings: a job asking for less (the run's --timeout, say)
+	// gets less, a job asking for more gets these.
+	runner.Max.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), *slots)
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo

@@ -111,9 +111,6 @@ type Policy struct {
 	mu      sync.Mutex
 	version int
 	updates int
-	// pending are the last update's samples, waiting for their episodes'
-	// durations (Record) before they are written to rollouts.jsonl.
-	pending []rl.Sample
 }
 
 var _ rl.Policy = (*Policy)(nil)
@@ -297,17 +294,14 @@ func (p *Policy) action(pr rl.Prompt, msgs []Message, c completion, version int)
 	}, nil
 }
 
-// Update hands the batch to the external trainer: its samples wait for their
-// execution times (Record, called by the Sink the policy wraps) and are then
-// appended to rollouts.jsonl. Version goes up by one unless NoLearn. The
-// entropy reported is the Monte Carlo estimate −mean(log p) over the batch's
-// sampled tokens; loss, KL and clip fraction are the trainer's to report.
+// Update hands the batch to the external trainer: one line per sample is
+// appended to rollouts.jsonl, with the episode's execution time from the
+// sample's result. Version goes up by one unless NoLearn. The entropy
+// reported is the Monte Carlo estimate −mean(log p) over the batch's sampled
+// tokens; loss, KL and clip fraction are the trainer's to report.
 func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStats, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.flushLocked(nil); err != nil { // a previous batch nobody gave durations for
-		return rl.UpdateStats{}, err
-	}
 	var st rl.UpdateStats
 	var sum float64
 	var n int
@@ -319,10 +313,12 @@ func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStat
 		st.MaxStale = max(st.MaxStale, p.version-s.Action.PolicyVersion)
 	}
 	p.updates++
+	if err := p.writeRollouts(samples); err != nil {
+		return rl.UpdateStats{}, err
+	}
 	if !p.cfg.NoLearn {
 		p.version++
 	}
-	p.pending = append([]rl.Sample(nil), samples...)
 	if n > 0 {
 		st.Entropy = sum / float64(n)
 	}
@@ -342,7 +338,7 @@ type Rollout struct {
 	Reward        float64   `json:"reward"`
 	Advantage     float64   `json:"advantage"`
 	Weight        float64   `json:"weight"`
-	DurationS     *float64  `json:"duration_s"` // null only if the episode could not be matched
+	DurationS     *float64  `json:"duration_s"`
 	PolicyVersion int       `json:"policy_version"`
 
 	// Beyond the contract: what a trainer may want to align or filter on.
@@ -357,40 +353,19 @@ type Rollout struct {
 	Problem      string   `json:"problem,omitempty"`
 }
 
-// Record is given the episodes of the update just taken (in the learner's
-// batch order) and writes the pending samples with their execution times.
-// The learner builds samples from the batch's non-dropped episodes in the
-// same order; each pairing is checked on reward, weight, advantage and plan,
-// and a sample that does not match is written without a duration rather
-// than with a wrong one.
-func (p *Policy) Record(recs []rl.EpisodeRecord) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.pending) == 0 {
-		return nil
-	}
-	var used []rl.EpisodeRecord
-	for _, r := range recs {
-		if !r.Dropped && r.Advantage != nil && r.Weight != nil {
-			used = append(used, r)
-		}
-	}
-	return p.flushLocked(used)
-}
-
-func (p *Policy) flushLocked(used []rl.EpisodeRecord) error {
-	if len(p.pending) == 0 {
-		return nil
-	}
-	lines := make([]Rollout, len(p.pending))
-	for i, s := range p.pending {
+// writeRollouts appends samples to rollouts.jsonl; p.mu is held.
+func (p *Policy) writeRollouts(samples []rl.Sample) error {
+	lines := make([]Rollout, len(samples))
+	for i, s := range samples {
 		var m meta
 		if err := json.Unmarshal(s.Action.Meta, &m); err != nil {
 			return fmt.Errorf("llm policy: sample without an llm record: %w", err)
 		}
+		d := s.Result.DurationS
 		ro := Rollout{
 			Messages: m.Messages, Response: m.Response, TokenLogprobs: s.Action.TokenLogProbs,
 			Reward: s.Reward, Advantage: s.Advantage, Weight: s.Weight, PolicyVersion: s.Action.PolicyVersion,
+			DurationS: &d, Episode: s.Result.Episode,
 			Tokens: m.Tokens, TokenIDs: s.Action.Tokens, Kind: string(s.Action.Kind), Update: p.updates,
 			FinishReason: m.FinishReason, Model: m.Model, Problem: m.Problem,
 		}
@@ -400,16 +375,8 @@ func (p *Policy) flushLocked(used []rl.EpisodeRecord) error {
 		if s.Prompt.Task != nil {
 			ro.Task = s.Prompt.Task.Name
 		}
-		if i < len(used) {
-			r := used[i]
-			if r.Reward == s.Reward && *r.Weight == s.Weight && *r.Advantage == s.Advantage && r.Plan == s.Action.Plan {
-				d := r.DurationS
-				ro.DurationS, ro.Episode = &d, r.Episode
-			}
-		}
 		lines[i] = ro
 	}
-	p.pending = nil
 	if p.cfg.Rollouts == "" {
 		return nil
 	}
@@ -436,22 +403,6 @@ func appendLines(path string, lines []Rollout) error {
 	return nil
 }
 
-// Sink wraps the run's sink so each update's episodes reach Record (for the
-// durations in rollouts.jsonl) before they are written.
-func (p *Policy) Sink(next rl.Sink) rl.Sink { return recordingSink{next, p} }
-
-type recordingSink struct {
-	rl.Sink
-	p *Policy
-}
-
-func (s recordingSink) Episodes(recs []rl.EpisodeRecord) error {
-	if err := s.p.Record(recs); err != nil {
-		return err
-	}
-	return s.Sink.Episodes(recs)
-}
-
 const stateFile = "llm-policy.json"
 
 // state is what a checkpoint keeps: the counters, what was learnt about the
@@ -466,14 +417,10 @@ type state struct {
 	URL           string `json:"url"`
 }
 
-// Save writes the policy's state into dir (pending samples are written to
-// rollouts.jsonl first, without durations if nobody recorded them).
+// Save writes the policy's state into dir.
 func (p *Policy) Save(dir string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.flushLocked(nil); err != nil {
-		return err
-	}
 	st := state{Version: p.version, Updates: p.updates, NRefused: p.c.noN.Load(), Model: p.cfg.Model, URL: p.cfg.URL}
 	if p.cfg.Rollouts != "" {
 		if fi, err := os.Stat(p.cfg.Rollouts); err == nil {
@@ -511,7 +458,7 @@ func (p *Policy) Load(dir string) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.version, p.updates, p.pending = st.Version, st.Updates, nil
+	p.version, p.updates = st.Version, st.Updates
 	p.c.noN.Store(st.NRefused)
 	if p.cfg.Rollouts == "" {
 		return nil

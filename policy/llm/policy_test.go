@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math"
 	"net/http"
 	"os"
@@ -332,9 +331,9 @@ func TestImprovePrompt(t *testing.T) {
 	}
 }
 
-// TestRollouts: Update hands the batch over, Record adds durations, and
-// rollouts.jsonl holds what a trainer needs; Save/Load cut back lines a
-// crash left after the checkpoint.
+// TestRollouts: Update hands the batch over with each sample's duration
+// from its result, rollouts.jsonl holds what a trainer needs; Save/Load cut
+// back lines a crash left after the checkpoint.
 func TestRollouts(t *testing.T) {
 	srv := newFakeServer(t)
 	dir := t.TempDir()
@@ -356,18 +355,10 @@ func TestRollouts(t *testing.T) {
 	weights := []float64{0.5, 0.25, 2.25} // Δt / mean Δt for Δt = 2, 1, 9
 	durs := []float64{2, 1, 9}
 	samples := make([]rl.Sample, 3)
-	recs := make([]rl.EpisodeRecord, 4)
-	recs[1] = rl.EpisodeRecord{Dropped: true} // a too-stale episode between them
 	for i := range samples {
 		adv := (rewards[i] + 3) * weights[i]
-		samples[i] = rl.Sample{Prompt: scratch(tk, 1)[0], Action: acts[i], Reward: rewards[i], Advantage: adv, Weight: weights[i]}
-		a, w := adv, weights[i]
-		k := i
-		if i > 0 {
-			k = i + 1
-		}
-		recs[k] = rl.EpisodeRecord{Result: episode.Result{Episode: "run-" + string(rune('0'+i)), Reward: rewards[i], DurationS: durs[i],
-			Advantage: &a, Weight: &w}, Plan: acts[i].Plan, Update: 1}
+		res := episode.Result{Episode: "run-" + string(rune('0'+i)), Reward: rewards[i], DurationS: durs[i]}
+		samples[i] = rl.Sample{Prompt: scratch(tk, 1)[0], Action: acts[i], Result: res, Reward: rewards[i], Advantage: adv, Weight: weights[i]}
 	}
 	st, err := p.Update(ctx, samples)
 	if err != nil {
@@ -386,16 +377,6 @@ func TestRollouts(t *testing.T) {
 	}
 	if math.Abs(st.Entropy+sumLP/float64(n)) > 1e-12 {
 		t.Errorf("entropy %v, want -mean logprob %v", st.Entropy, -sumLP/float64(n))
-	}
-	if _, err := os.Stat(cfg.Rollouts); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("rollouts written before the durations came: %v", err)
-	}
-	sink := &rl.Memory{}
-	if err := p.Sink(sink).Episodes(recs); err != nil {
-		t.Fatal(err)
-	}
-	if len(sink.EpisodeRecs) != 4 {
-		t.Errorf("the wrapped sink got %d episodes, want 4", len(sink.EpisodeRecs))
 	}
 	lines, torn, err := runfolder.ReadJSONL[Rollout](cfg.Rollouts)
 	if err != nil || torn || len(lines) != 3 {
@@ -439,12 +420,9 @@ func TestRollouts(t *testing.T) {
 	if _, err := p.Update(ctx, samples[:1]); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Save(filepath.Join(dir, "ck2")); err != nil { // nobody recorded: written without durations
-		t.Fatal(err)
-	}
 	lines, _, _ = runfolder.ReadJSONL[Rollout](cfg.Rollouts)
-	if len(lines) != 4 || lines[3].DurationS != nil || lines[3].Update != 2 {
-		t.Fatalf("after an unrecorded update: %d lines, last %+v", len(lines), lines[len(lines)-1].DurationS)
+	if len(lines) != 4 || lines[3].DurationS == nil || *lines[3].DurationS != durs[0] || lines[3].Update != 2 {
+		t.Fatalf("after a second update: %d lines, last %+v", len(lines), lines[len(lines)-1])
 	}
 	q, _ := newTestPolicy(t, cfg)
 	if err := q.Load(ck); err != nil {

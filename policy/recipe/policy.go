@@ -149,7 +149,7 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 		tokens = append(tokens, s.Decision, s.NumOptions, s.Chosen)
 	}
 	return rl.Action{
-		Kind: kind, Plan: m.Plan.Describe(), Code: code, PolicyVersion: p.net.Version(),
+		Kind: kind, Plan: m.Plan.Describe(), Key: m.Plan.Key(), Code: code, PolicyVersion: p.net.Version(),
 		Tokens: tokens, TokenLogProbs: logps, Meta: raw,
 	}, nil
 }

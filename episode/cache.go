@@ -1,0 +1,230 @@
+package episode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Cache is an Executor in front of another that never runs the same work
+// twice. Rendered programs are deterministic, so a job whose Key (code, task
+// data, settings) was executed before gets that execution back at once,
+// marked Reused, with the original's measured duration so duration weights
+// stay honest; a job identical to one still running waits for it instead of
+// running beside it. With a folder, executions are kept on disk and serve
+// later runs too; without one the cache lasts as long as the process.
+//
+// Like every Executor it is driven from one goroutine (the learner's loop);
+// the lock only guards Stats against concurrent readers.
+type Cache struct {
+	inner Executor
+	dir   string
+
+	mu      sync.Mutex
+	done    map[string]Execution // key -> the execution, submission included
+	running map[string][]Job     // key -> jobs waiting for the one running
+	keyOf   map[string]string    // id of a job running on inner -> its key
+	ready   []Execution          // reused executions not yet handed out
+	waiting int                  // jobs in running beyond the first of each key
+	stats   CacheStats
+}
+
+// CacheStats count what the cache did in this process.
+type CacheStats struct {
+	// Executed jobs ran on the executor behind the cache.
+	Executed int `json:"executed"`
+	// Reused jobs were answered with an earlier execution (from this run,
+	// from the folder, or by waiting for an identical job still running).
+	Reused int `json:"reused"`
+	// FromDisk of the reused came from the cache folder.
+	FromDisk int `json:"from_disk"`
+	// StoreErrors count executions the folder could not keep.
+	StoreErrors    int    `json:"store_errors,omitempty"`
+	LastStoreError string `json:"last_store_error,omitempty"`
+}
+
+// NewCache puts a cache in front of inner. dir, when not empty, is a folder
+// (created if missing) that keeps executions across runs.
+func NewCache(inner Executor, dir string) (*Cache, error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	return &Cache{inner: inner, dir: dir, done: map[string]Execution{}, running: map[string][]Job{}, keyOf: map[string]string{}}, nil
+}
+
+// Slots are the inner executor's, plus the jobs the cache answers itself:
+// those hold no real slot, so the learner may fill the real ones beside them.
+func (c *Cache) Slots() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inner.Slots() + c.waiting + len(c.ready)
+}
+
+// Now is the inner executor's clock.
+func (c *Cache) Now() time.Duration { return c.inner.Now() }
+
+// Stats returns the counts so far.
+func (c *Cache) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
+
+// Submit answers job from the cache, joins an identical running job, or runs it.
+func (c *Cache) Submit(ctx context.Context, job Job) error {
+	key := job.Key()
+	c.mu.Lock()
+	ex, ok := c.done[key]
+	fromDisk := false
+	if !ok && c.dir != "" {
+		c.mu.Unlock()
+		ex, ok = c.load(key)
+		c.mu.Lock()
+		if ok {
+			c.done[key] = ex
+			fromDisk = true
+		}
+	}
+	switch {
+	case ok:
+		c.ready = append(c.ready, reuse(ex, job))
+		c.stats.Reused++
+		if fromDisk {
+			c.stats.FromDisk++
+		}
+		c.mu.Unlock()
+		return nil
+	case len(c.running[key]) > 0:
+		c.running[key] = append(c.running[key], job)
+		c.waiting++
+		c.mu.Unlock()
+		return nil
+	}
+	c.running[key] = []Job{job}
+	c.keyOf[job.ID] = key
+	c.mu.Unlock()
+	if err := c.inner.Submit(ctx, job); err != nil {
+		c.mu.Lock()
+		delete(c.running, key)
+		delete(c.keyOf, job.ID)
+		c.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// Next hands out a reused execution if one is ready, else the inner
+// executor's next, which it keeps and also hands to the jobs that waited for it.
+func (c *Cache) Next(ctx context.Context) (Execution, error) {
+	c.mu.Lock()
+	if len(c.ready) > 0 {
+		ex := c.ready[0]
+		c.ready = c.ready[1:]
+		c.mu.Unlock()
+		return ex, nil
+	}
+	c.mu.Unlock()
+	ex, err := c.inner.Next(ctx)
+	if err != nil {
+		return ex, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stats.Executed++
+	key, ok := c.keyOf[ex.Episode]
+	if !ok {
+		return ex, nil // not submitted through the cache (a resume's redelivery)
+	}
+	delete(c.keyOf, ex.Episode)
+	c.done[key] = ex
+	for _, j := range c.running[key][1:] {
+		c.ready = append(c.ready, reuse(ex, j))
+		c.stats.Reused++
+		c.waiting--
+	}
+	delete(c.running, key)
+	if c.dir != "" {
+		// A folder that cannot be written costs later runs a re-execution,
+		// not this run its result: counted, and the run goes on.
+		if err := c.store(key, ex); err != nil {
+			c.stats.StoreErrors++
+			c.stats.LastStoreError = err.Error()
+		}
+	}
+	return ex, nil
+}
+
+// Busy is the inner executor's, when it knows it.
+func (c *Cache) Busy() int {
+	if b, ok := c.inner.(interface{ Busy() int }); ok {
+		return b.Busy()
+	}
+	return 0
+}
+
+// reuse is ex as the execution of job.
+func reuse(ex Execution, job Job) Execution {
+	from := ex.Episode
+	if ex.Reused {
+		from = ex.ReusedFrom
+	}
+	ex.Episode, ex.Task, ex.Kind, ex.PolicyVersion = job.ID, job.Task, job.Kind, job.PolicyVersion
+	ex.Reused, ex.ReusedFrom = true, from
+	return ex
+}
+
+// stored is an execution as the cache folder keeps it: the submission too.
+type stored struct {
+	Execution
+	Submission []byte `json:"submission"`
+}
+
+func (c *Cache) path(key string) string { return filepath.Join(c.dir, key[:2], key+".json") }
+
+// load reads key's execution from the folder; a missing or unreadable entry
+// is a miss (the job runs again and the entry is rewritten).
+func (c *Cache) load(key string) (Execution, bool) {
+	b, err := os.ReadFile(c.path(key))
+	if err != nil {
+		return Execution{}, false
+	}
+	var s stored
+	if err := json.Unmarshal(b, &s); err != nil || s.Episode == "" {
+		return Execution{}, false
+	}
+	s.Execution.Submission = s.Submission
+	return s.Execution, true
+}
+
+// store writes key's execution into the folder atomically, so another run
+// sharing the folder never reads half an entry.
+func (c *Cache) store(key string, ex Execution) error {
+	b, err := json.Marshal(stored{Execution: ex, Submission: ex.Submission})
+	if err != nil {
+		return fmt.Errorf("cache: encoding %s: %w", ex.Episode, err)
+	}
+	p := c.path(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	_, err = tmp.Write(b)
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cache: writing %s: %w", p, err)
+	}
+	return nil
+}
