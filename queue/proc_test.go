@@ -208,3 +208,37 @@ func TestWorkerProcessDuplicateResults(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 }
+
+// A job carries the run's settings to a worker process whose own ceiling
+// (one minute, as a worker started with a longer --timeout than the run's)
+// is higher: the program is still stopped at the run's limit. A job asking
+// for more than the worker allows gets the worker's ceiling instead.
+func TestWorkerHonoursTheRunsLimits(t *testing.T) {
+	p := fixture(t)
+	b := inProcess(t, "127.0.0.1:0", SetupConfig{})
+	e := newEnv(t, b, p)
+	startProc(t, b.URL(), 2, 0)
+	short := job("short", program(50))
+	short.Settings = episode.Settings{Timeout: 2 * time.Second, Instrument: "ast", Threads: 1}
+	long := job("long", program(0))
+	long.Settings = episode.Settings{Timeout: time.Hour, Instrument: "none"}
+	submit(t, e, short, long)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	got := map[string]episode.Execution{}
+	for len(got) < 2 {
+		ex, err := e.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[ex.Episode] = ex
+	}
+	s := got["short"]
+	if !s.TimedOut || s.DurationS >= 30 || s.Settings.Timeout != 2*time.Second || s.Settings.Threads != 1 {
+		t.Errorf("short: timed out %v after %.1fs under %+v; want the run's 2s limit", s.TimedOut, s.DurationS, s.Settings)
+	}
+	l := got["long"]
+	if l.TimedOut || !l.Wrote || l.Settings.Timeout != time.Minute || l.Settings.Instrument != "none" || l.Instrumentation != "none" {
+		t.Errorf("long: %+v; want the worker's 1m ceiling and no instrumentation", l)
+	}
+}

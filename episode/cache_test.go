@@ -1,0 +1,158 @@
+package episode
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mlerl/mlerl/sandbox"
+	"github.com/mlerl/mlerl/task"
+)
+
+// tiny loads the 4-row AUC fixture of testdata.
+func tiny(t *testing.T) *Prepared {
+	t.Helper()
+	tk, err := task.Load(filepath.Join("testdata", "tiny-auc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// realPool is a Pool of real sandboxed slots serving p.
+func realPool(t *testing.T, p *Prepared, slots int, max Settings) *Pool {
+	t.Helper()
+	sb, err := sandbox.New(context.Background(), sandbox.Config{})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	pool, err := NewPool(&Runner{Sandbox: sb, Max: max}, map[string]string{p.Task.Name: p.Task.PublicDir()}, slots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// nonceProgram prints a fresh random nonce and writes a perfect submission:
+// two real runs of it never print the same line, a reused one does.
+const nonceProgram = `import os
+print("nonce", os.urandom(8).hex())
+open("submission.csv", "w").write("id,label\nb1,0.1\nb2,0.9\nb3,0.8\nb4,0.2\n")
+`
+
+func drain(t *testing.T, g *Graded, n int) map[string]Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	got := map[string]Result{}
+	for range n {
+		r, err := g.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %d of %d: %v", len(got), n, err)
+		}
+		got[r.Episode] = r
+	}
+	return got
+}
+
+// An identical job is executed once and recorded for each submission: the
+// reused result carries the original's output and duration and says where
+// it came from. Jobs submitted while the first still runs wait for it.
+func TestCacheRunsIdenticalJobOnce(t *testing.T) {
+	p := tiny(t)
+	cache, err := NewCache(realPool(t, p, 2, Settings{Timeout: time.Minute}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGraded(cache, []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
+	ctx := context.Background()
+	for _, id := range []string{"a", "b"} { // b joins a while a runs
+		if err := g.Submit(ctx, Job{ID: id, Task: p.Task.Name, Kind: Scratch, Code: nonceProgram}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := drain(t, g, 2)
+	if err := g.Submit(ctx, Job{ID: "c", Task: p.Task.Name, Kind: Improve, PolicyVersion: 3, Code: nonceProgram}); err != nil {
+		t.Fatal(err)
+	}
+	got := drain(t, g, 1)
+	for k, v := range first {
+		got[k] = v
+	}
+	a := got["a"]
+	if !a.Valid || a.Reused || a.Score == nil || *a.Score != 1 {
+		t.Fatalf("first run: %+v", a)
+	}
+	for _, id := range []string{"b", "c"} {
+		r := got[id]
+		if !r.Reused || r.ReusedFrom != "a" || r.Output != a.Output || r.DurationS != a.DurationS || r.Reward != a.Reward || !r.Valid {
+			t.Errorf("%s: reused %v from %q, output %q (want %q), duration %v (want %v)", id, r.Reused, r.ReusedFrom, r.Output, a.Output, r.DurationS, a.DurationS)
+		}
+	}
+	if c := got["c"]; c.Kind != Improve || c.PolicyVersion != 3 {
+		t.Errorf("a reused result keeps its own job's kind and version: %+v", c)
+	}
+	if st := cache.Stats(); st.Executed != 1 || st.Reused != 2 {
+		t.Errorf("stats %+v, want 1 executed, 2 reused", st)
+	}
+	if !strings.Contains(a.Output, "nonce") {
+		t.Errorf("output %q", a.Output)
+	}
+}
+
+// The key covers the code, the task data and each setting: a change in any
+// one runs the program again; the same job in another run with the same
+// folder is served from disk.
+func TestCacheKeyAndFolder(t *testing.T) {
+	p := tiny(t)
+	dir := t.TempDir()
+	base := Job{Task: p.Task.Name, Kind: Scratch, Code: nonceProgram, Data: p.Data,
+		Settings: Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1}}
+	variants := map[string]func(j *Job){
+		"same":       func(*Job) {},
+		"code":       func(j *Job) { j.Code += "\n# another program\n" },
+		"data":       func(j *Job) { j.Data = strings.Repeat("0", 64) },
+		"timeout":    func(j *Job) { j.Settings.Timeout = 2 * time.Minute },
+		"memory":     func(j *Job) { j.Settings.MemoryBytes = 1 << 30 },
+		"instrument": func(j *Job) { j.Settings.Instrument = "none" },
+		"threads":    func(j *Job) { j.Settings.Threads = 2 },
+	}
+	for name, change := range variants {
+		j := base
+		change(&j)
+		if same := j.Key() == base.Key(); same != (name == "same") {
+			t.Errorf("%s: key unchanged = %v", name, same)
+		}
+	}
+
+	// One run: a fresh cache on the shared folder, one job.
+	run := func(id string) CacheStats {
+		cache, err := NewCache(realPool(t, p, 1, Settings{}), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := NewGraded(cache, []*Prepared{p}, Reward{}, base.Settings)
+		j := base
+		j.ID = id
+		if err := g.Submit(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+		if r := drain(t, g, 1)[id]; !r.Valid {
+			t.Fatalf("%s: %+v", id, r)
+		}
+		return cache.Stats()
+	}
+	if st := run("r1"); st.Executed != 1 || st.Reused != 0 {
+		t.Fatalf("first run: %+v", st)
+	}
+	if st := run("r2"); st.Executed != 0 || st.Reused != 1 || st.FromDisk != 1 {
+		t.Errorf("second run with the folder: %+v, want the execution from disk", st)
+	}
+}
