@@ -23,14 +23,13 @@ import (
 // the lock only guards Stats against concurrent readers.
 type Cache struct {
 	inner Executor
-	dir   string
+	store *Store
 
 	mu      sync.Mutex
-	done    map[string]Execution // key -> the execution, submission included
-	running map[string][]Job     // key -> jobs waiting for the one running
-	keyOf   map[string]string    // id of a job running on inner -> its key
-	ready   []Execution          // reused executions not yet handed out
-	waiting int                  // jobs in running beyond the first of each key
+	running map[string][]Job  // key -> jobs waiting for the one running
+	keyOf   map[string]string // id of a job running on inner -> its key
+	ready   []Execution       // reused executions not yet handed out
+	waiting int               // jobs in running beyond the first of each key
 	stats   CacheStats
 }
 
@@ -48,15 +47,9 @@ type CacheStats struct {
 	LastStoreError string `json:"last_store_error,omitempty"`
 }
 
-// NewCache puts a cache in front of inner. dir, when not empty, is a folder
-// (created if missing) that keeps executions across runs.
-func NewCache(inner Executor, dir string) (*Cache, error) {
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("cache: %w", err)
-		}
-	}
-	return &Cache{inner: inner, dir: dir, done: map[string]Execution{}, running: map[string][]Job{}, keyOf: map[string]string{}}, nil
+// NewCache puts a cache keeping its executions in store in front of inner.
+func NewCache(inner Executor, store *Store) *Cache {
+	return &Cache{inner: inner, store: store, running: map[string][]Job{}, keyOf: map[string]string{}}
 }
 
 // Slots are the inner executor's, plus the jobs the cache answers itself:
@@ -80,18 +73,8 @@ func (c *Cache) Stats() CacheStats {
 // Submit answers job from the cache, joins an identical running job, or runs it.
 func (c *Cache) Submit(ctx context.Context, job Job) error {
 	key := job.Key()
+	ex, ok, fromDisk := c.store.Get(key)
 	c.mu.Lock()
-	ex, ok := c.done[key]
-	fromDisk := false
-	if !ok && c.dir != "" {
-		c.mu.Unlock()
-		ex, ok = c.load(key)
-		c.mu.Lock()
-		if ok {
-			c.done[key] = ex
-			fromDisk = true
-		}
-	}
 	switch {
 	case ok:
 		c.ready = append(c.ready, reuse(ex, job))
@@ -143,21 +126,18 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 		return ex, nil // not submitted through the cache (a resume's redelivery)
 	}
 	delete(c.keyOf, ex.Episode)
-	c.done[key] = ex
+	if err := c.store.Put(key, ex); err != nil {
+		// A folder that cannot be written costs later runs a re-execution,
+		// not this run its result: counted, and the run goes on.
+		c.stats.StoreErrors++
+		c.stats.LastStoreError = err.Error()
+	}
 	for _, j := range c.running[key][1:] {
 		c.ready = append(c.ready, reuse(ex, j))
 		c.stats.Reused++
 		c.waiting--
 	}
 	delete(c.running, key)
-	if c.dir != "" {
-		// A folder that cannot be written costs later runs a re-execution,
-		// not this run its result: counted, and the run goes on.
-		if err := c.store(key, ex); err != nil {
-			c.stats.StoreErrors++
-			c.stats.LastStoreError = err.Error()
-		}
-	}
 	return ex, nil
 }
 
@@ -180,37 +160,83 @@ func reuse(ex Execution, job Job) Execution {
 	return ex
 }
 
-// stored is an execution as the cache folder keeps it: the submission too.
+// Store keeps executions by job key: in memory for the process, and in a
+// folder, when it has one, for later runs (and other processes: entries are
+// written atomically).
+type Store struct {
+	dir string
+	mu  sync.Mutex
+	m   map[string]Execution
+}
+
+// NewStore makes a store; dir, when not empty, is its folder (created if missing).
+func NewStore(dir string) (*Store, error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	return &Store{dir: dir, m: map[string]Execution{}}, nil
+}
+
+// Get returns key's execution and whether it came from the folder.
+func (s *Store) Get(key string) (ex Execution, ok, fromDisk bool) {
+	s.mu.Lock()
+	ex, ok = s.m[key]
+	s.mu.Unlock()
+	if ok || s.dir == "" {
+		return ex, ok, false
+	}
+	if ex, ok = s.load(key); ok {
+		s.mu.Lock()
+		s.m[key] = ex
+		s.mu.Unlock()
+	}
+	return ex, ok, ok
+}
+
+// Put keeps ex under key; the error is the folder's (memory always keeps it).
+func (s *Store) Put(key string, ex Execution) error {
+	s.mu.Lock()
+	s.m[key] = ex
+	s.mu.Unlock()
+	if s.dir == "" {
+		return nil
+	}
+	return s.write(key, ex)
+}
+
+// stored is an execution as the folder keeps it: the submission too.
 type stored struct {
 	Execution
 	Submission []byte `json:"submission"`
 }
 
-func (c *Cache) path(key string) string { return filepath.Join(c.dir, key[:2], key+".json") }
+func (s *Store) path(key string) string { return filepath.Join(s.dir, key[:2], key+".json") }
 
 // load reads key's execution from the folder; a missing or unreadable entry
 // is a miss (the job runs again and the entry is rewritten).
-func (c *Cache) load(key string) (Execution, bool) {
-	b, err := os.ReadFile(c.path(key))
+func (s *Store) load(key string) (Execution, bool) {
+	b, err := os.ReadFile(s.path(key))
 	if err != nil {
 		return Execution{}, false
 	}
-	var s stored
-	if err := json.Unmarshal(b, &s); err != nil || s.Episode == "" {
+	var st stored
+	if err := json.Unmarshal(b, &st); err != nil || st.Episode == "" {
 		return Execution{}, false
 	}
-	s.Execution.Submission = s.Submission
-	return s.Execution, true
+	st.Execution.Submission = st.Submission
+	return st.Execution, true
 }
 
-// store writes key's execution into the folder atomically, so another run
+// write puts key's execution into the folder atomically, so another run
 // sharing the folder never reads half an entry.
-func (c *Cache) store(key string, ex Execution) error {
+func (s *Store) write(key string, ex Execution) error {
 	b, err := json.Marshal(stored{Execution: ex, Submission: ex.Submission})
 	if err != nil {
 		return fmt.Errorf("cache: encoding %s: %w", ex.Episode, err)
 	}
-	p := c.path(key)
+	p := s.path(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

@@ -67,10 +67,7 @@ func drain(t *testing.T, g *Graded, n int) map[string]Result {
 // it came from. Jobs submitted while the first still runs wait for it.
 func TestCacheRunsIdenticalJobOnce(t *testing.T) {
 	p := tiny(t)
-	cache, err := NewCache(realPool(t, p, 2, Settings{Timeout: time.Minute}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := NewCache(realPool(t, p, 2, Settings{Timeout: time.Minute}), mustStore(t, ""))
 	g := NewGraded(cache, []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
 	ctx := context.Background()
 	for _, id := range []string{"a", "b"} { // b joins a while a runs
@@ -134,10 +131,7 @@ func TestCacheKeyAndFolder(t *testing.T) {
 
 	// One run: a fresh cache on the shared folder, one job.
 	run := func(id string) CacheStats {
-		cache, err := NewCache(realPool(t, p, 1, Settings{}), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cache := NewCache(realPool(t, p, 1, Settings{}), mustStore(t, dir))
 		g := NewGraded(cache, []*Prepared{p}, Reward{}, base.Settings)
 		j := base
 		j.ID = id
@@ -155,4 +149,13 @@ func TestCacheKeyAndFolder(t *testing.T) {
 	if st := run("r2"); st.Executed != 0 || st.Reused != 1 || st.FromDisk != 1 {
 		t.Errorf("second run with the folder: %+v, want the execution from disk", st)
 	}
+}
+
+func mustStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := NewStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -32,10 +32,11 @@ func TestIdenticalProgramsRunOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	cache, err := episode.NewCache(pool, "")
+	store, err := episode.NewStore("")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache := episode.NewCache(pool, store)
 	env := episode.NewGraded(cache, []*episode.Prepared{prep}, episode.Reward{}, episode.Settings{Timeout: time.Minute})
 	pol := &scripted{plans: []string{"a", "b"}}
 	cfg := testConfig()

@@ -221,10 +221,11 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 		return err
 	}
 	defer q.Close()
-	cache, err := episode.NewCache(q, rc.Cache)
+	store, err := episode.NewStore(rc.Cache)
 	if err != nil {
 		return errUsage{fmt.Errorf("--cache: %w", err)}
 	}
+	cache := episode.NewCache(q, store)
 	// Every job carries the run's settings (runner.Max): remote workers
 	// lower them to their own ceilings, never raise them.
 	env := runEnv{Graded: episode.NewGraded(cache, prepared, runner.Reward, runner.Max), q: q, cache: cache}
