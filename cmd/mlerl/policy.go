@@ -53,7 +53,7 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 			return nil, errUsage{err}
 		}
 		if rc.NoLearn {
-			return frozen{pol}, nil
+			return rl.Frozen(pol), nil
 		}
 		return pol, nil
 	case "llm":
@@ -81,10 +81,3 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 	}
 }
 
-// frozen is a policy that samples but never learns: the recipe policy's
-// prompting-only baseline (--no-learn).
-type frozen struct{ rl.Policy }
-
-func (f frozen) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStats, error) {
-	return rl.UpdateStats{NewVersion: f.Version()}, ctx.Err()
-}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/rl/compare"
+)
+
+// benchRLVsPrompting is `mlerl bench rl-vs-prompting`: every arm of package
+// compare on the same tasks, budget, workers and seeds, on a virtual clock
+// over a shared store of real executions (--cache keeps it for next time).
+func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench rl-vs-prompting", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	taskArg := fs.String("task", "", "suite name(s) or task folder(s), comma-separated: each is compared on its own")
+	seeds := fs.Int("seeds", 5, "seeds per arm (1..N)")
+	budget := fs.Duration("budget", 4*time.Minute, "virtual budget of each run")
+	workers := fs.Int("workers", runtime.NumCPU(), "virtual executor slots of each run (as train --workers)")
+	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (as train --batch)")
+	armsArg := fs.String("arms", "", "arms to run, comma-separated (default all: rl-duration-aware, rl-naive, no-learn, random)")
+	cacheDir := fs.String("cache", "", "folder keeping real executions for later comparisons and train --cache (default: memory only)")
+	slots := fs.Int("slots", runtime.NumCPU(), "programs really run at once when a run needs new ones")
+	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
+	var ef envFlags
+	ef.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return errUsage{err}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	arms := splitList(*armsArg)
+	for _, a := range arms {
+		if !slices.Contains(compare.Arms, a) {
+			return usageErrorf("--arms: unknown arm %q (want %v)", a, compare.Arms)
+		}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
+	case len(splitList(*taskArg)) == 0:
+		return usageErrorf("bench rl-vs-prompting: --task is required")
+	case *seeds < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *budget <= 0:
+		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots and --budget must be positive")
+	}
+	if !set["timeout"] {
+		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
+	}
+	var prepared []*episode.Prepared
+	dirs := map[string]string{}
+	for _, name := range splitList(*taskArg) {
+		t, err := loadTask(name)
+		if err != nil {
+			return err
+		}
+		p, err := episode.Prepare(t)
+		if err != nil {
+			return errUsage{err}
+		}
+		prepared = append(prepared, p)
+		dirs[t.Name] = t.PublicDir()
+	}
+	runner, err := ef.runner(ctx)
+	if err != nil {
+		return err
+	}
+	// Settings as a real train with --workers would give its programs, so
+	// the store's executions serve train --cache too.
+	settings := runner.Max
+	settings.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), *workers)
+	store, err := episode.NewStore(*cacheDir)
+	if err != nil {
+		return errUsage{fmt.Errorf("--cache: %w", err)}
+	}
+	gate := make(chan struct{}, *slots)
+	run := func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+		gate <- struct{}{}
+		defer func() { <-gate }()
+		return runner.Execute(ctx, dirs[job.Task], job)
+	}
+	if len(arms) == 0 {
+		arms = compare.Arms
+	}
+	fmt.Fprintf(stderr, "mlerl: comparing %d arms on %d tasks, %d seeds, %v virtual budget, %d workers, program limit %v; isolation %s\n",
+		len(arms), len(prepared), *seeds, *budget, *workers, ef.timeout, runner.Sandbox.Level())
+	res, err := compare.Compare(ctx, compare.Config{
+		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
+		Settings: settings, Run: run, Store: store, Progress: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	res.Print(stdout)
+	return nil
+}

@@ -1,0 +1,283 @@
+// Package compare is `mlerl bench rl-vs-prompting`: the honest comparison of
+// the learner against the prompting baseline. Arms — RL with duration-aware
+// updates, RL with naive updates, the same loop with no learning (--no-learn,
+// the AIDE-like prompting baseline), and uniform random search over the
+// grammar — run on the same tasks with the same budget, workers and seeds.
+//
+// Runs are on a virtual clock over a shared evaluation store
+// (episode.Virtual): each distinct program really runs once, in the real
+// sandbox with the real grader, and every run that writes it again gets its
+// real outcome and measured duration. So arms and seeds cost little beyond
+// the distinct programs they write, the comparison does not depend on how
+// busy the machine was, and a store kept in a folder makes the next
+// comparison cheaper still.
+package compare
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/recipe"
+	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/task"
+)
+
+// The arms, by name.
+const (
+	DurationAware = "rl-duration-aware"
+	Naive         = "rl-naive"
+	NoLearn       = "no-learn"
+	Random        = "random"
+)
+
+// Arms lists every arm in table order.
+var Arms = []string{DurationAware, Naive, NoLearn, Random}
+
+// Config says what to compare.
+type Config struct {
+	Tasks   []*episode.Prepared
+	Arms    []string // default: all
+	Seeds   int      // seeds 1..Seeds
+	Budget  time.Duration
+	Workers int // virtual workers
+	Batch   int
+	// Settings are every job's (time limit, memory, instrumentation, threads).
+	Settings episode.Settings
+	// Run executes one job for real; Store keeps executions for every run.
+	Run   func(ctx context.Context, job episode.Job) (episode.Execution, error)
+	Store *episode.Store
+	// Progress receives one line per finished run; nil discards.
+	Progress io.Writer
+}
+
+// Run is one arm on one task with one seed.
+type Run struct {
+	Seed      uint64   `json:"seed"`
+	Best      *float64 `json:"best_score"`
+	Episodes  int      `json:"episodes"`
+	Distinct  int      `json:"distinct_programs"`
+	Failures  int      `json:"failures"`
+	Updates   int      `json:"updates"`
+	Executed  int      `json:"executed"` // really run by this run (not in the store before)
+	FromStore int      `json:"from_store"`
+	RealS     float64  `json:"real_s"` // wall-clock seconds the run took here
+}
+
+// Stat is a mean and its standard error over seeds.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	SE   float64 `json:"se"`
+	N    int     `json:"n"`
+}
+
+// Arm is one arm's runs on one task and their summary.
+type Arm struct {
+	Task          string `json:"task"`
+	Arm           string `json:"arm"`
+	LowerIsBetter bool   `json:"lower_is_better"`
+	Runs          []Run  `json:"runs"`
+	Best          Stat   `json:"best_score"`
+	Episodes      Stat   `json:"episodes"`
+	Distinct      Stat   `json:"distinct_programs"`
+	FailureRate   Stat   `json:"failure_rate"`
+}
+
+// Result is the whole comparison.
+type Result struct {
+	Mode     string        `json:"mode"`
+	Budget   time.Duration `json:"budget_ns"`
+	Workers  int           `json:"workers"`
+	Batch    int           `json:"batch"`
+	Seeds    int           `json:"seeds"`
+	Arms     []Arm         `json:"arms"`
+	Executed int           `json:"executed"` // programs really run, over all runs
+}
+
+// Compare runs every arm on every task with every seed.
+func Compare(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Seeds < 1 || cfg.Workers < 1 || cfg.Batch < 1 || cfg.Budget <= 0 || len(cfg.Tasks) == 0 {
+		return nil, fmt.Errorf("compare: need tasks, seeds, workers, batch and a budget (got %d tasks, %d seeds, %d workers, batch %d, %v)",
+			len(cfg.Tasks), cfg.Seeds, cfg.Workers, cfg.Batch, cfg.Budget)
+	}
+	arms := cfg.Arms
+	if len(arms) == 0 {
+		arms = Arms
+	}
+	res := &Result{Mode: "virtual clock over a shared evaluation store: each distinct program ran once for real; runs replay its measured outcome and duration",
+		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds}
+	for _, p := range cfg.Tasks {
+		for _, arm := range arms {
+			a := Arm{Task: p.Task.Name, Arm: arm, LowerIsBetter: p.Task.LowerIsBetter()}
+			for s := 1; s <= cfg.Seeds; s++ {
+				r, err := runOne(ctx, cfg, p, arm, uint64(s))
+				if err != nil {
+					return res, fmt.Errorf("compare: %s on %s, seed %d: %w", arm, p.Task.Name, s, err)
+				}
+				res.Executed += r.Executed
+				a.Runs = append(a.Runs, r)
+				if cfg.Progress != nil {
+					best := "none"
+					if r.Best != nil {
+						best = fmt.Sprintf("%.4f", *r.Best)
+					}
+					fmt.Fprintf(cfg.Progress, "%s %s seed %d: best %s, %d episodes, %d distinct, %d failed; %d run now (%.0fs)\n",
+						p.Task.Name, arm, s, best, r.Episodes, r.Distinct, r.Failures, r.Executed, r.RealS)
+				}
+			}
+			a.summarise()
+			res.Arms = append(res.Arms, a)
+		}
+	}
+	return res, nil
+}
+
+// clocked is the graded virtual executor as the learner's Env: the learner
+// sees Virtual's virtual clock through rl.LearnerClock.
+type clocked struct {
+	*episode.Graded
+	v *episode.Virtual
+}
+
+func (c clocked) Sampled(n int) { c.v.Sampled(n) }
+func (c clocked) Updated(n int) { c.v.Updated(n) }
+
+func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, seed uint64) (Run, error) {
+	start := time.Now()
+	tasks := []*task.Task{p.Task}
+	rc := rl.DefaultConfig()
+	rc.RunID, rc.Batch, rc.Budget, rc.Seed = arm, cfg.Batch, cfg.Budget, seed
+	var pol rl.Policy
+	var err error
+	switch arm {
+	case DurationAware, Naive:
+		rc.DurationAware = arm == DurationAware
+		pol, err = recipe.NewPolicy(tasks, seed)
+	case NoLearn:
+		rc.BufferSize = 1 // improve prompts improve the best so far, as train --no-learn does
+		var rp *recipe.Policy
+		rp, err = recipe.NewPolicy(tasks, seed)
+		pol = rl.Frozen(rp)
+	case Random:
+		pol, err = recipe.NewUniform(tasks, seed)
+	default:
+		return Run{}, fmt.Errorf("unknown arm %q (want one of %v)", arm, Arms)
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	v, err := episode.NewVirtual(cfg.Workers, cfg.Run, cfg.Store)
+	if err != nil {
+		return Run{}, err
+	}
+	env := clocked{episode.NewGraded(v, []*episode.Prepared{p}, episode.Reward{}, cfg.Settings), v}
+	mem := &rl.Memory{}
+	sum, err := rl.Run(ctx, rc, env, pol, tasks, mem)
+	if err != nil {
+		return Run{}, err
+	}
+	r := Run{Seed: seed, Episodes: sum.Completed, Updates: sum.Updates, RealS: time.Since(start).Seconds()}
+	if b, ok := sum.BestScores[p.Task.Name]; ok {
+		r.Best = &b
+	}
+	for _, e := range mem.EpisodeRecs {
+		if !e.Valid {
+			r.Failures++
+		}
+	}
+	// Virtual reuses every repeat of a program within the run, so each
+	// episode not reused is a distinct program.
+	r.Distinct = sum.Completed - sum.Reused
+	st := v.Stats()
+	r.Executed, r.FromStore = st.Executed, st.Stored
+	return r, nil
+}
+
+func (a *Arm) summarise() {
+	var best, eps, dist, fail []float64
+	for _, r := range a.Runs {
+		if r.Best != nil {
+			best = append(best, *r.Best)
+		}
+		eps = append(eps, float64(r.Episodes))
+		dist = append(dist, float64(r.Distinct))
+		if r.Episodes > 0 {
+			fail = append(fail, float64(r.Failures)/float64(r.Episodes))
+		}
+	}
+	a.Best, a.Episodes, a.Distinct, a.FailureRate = stat(best), stat(eps), stat(dist), stat(fail)
+}
+
+func stat(xs []float64) Stat {
+	s := Stat{N: len(xs)}
+	if len(xs) == 0 {
+		return s
+	}
+	for _, x := range xs {
+		s.Mean += x
+	}
+	s.Mean /= float64(len(xs))
+	if len(xs) > 1 {
+		var v float64
+		for _, x := range xs {
+			v += (x - s.Mean) * (x - s.Mean)
+		}
+		s.SE = math.Sqrt(v/float64(len(xs)-1)) / math.Sqrt(float64(len(xs)))
+	}
+	return s
+}
+
+// Print writes the table: per task, each arm's mean ± standard error, and
+// each RL arm's gap to no-learn in standard errors of the difference.
+func (r *Result) Print(w io.Writer) {
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Executed)
+	byTask := map[string][]Arm{}
+	var order []string
+	for _, a := range r.Arms {
+		if _, ok := byTask[a.Task]; !ok {
+			order = append(order, a.Task)
+		}
+		byTask[a.Task] = append(byTask[a.Task], a)
+	}
+	sort.Strings(order)
+	for _, t := range order {
+		arms := byTask[t]
+		dir := "higher is better"
+		if arms[0].LowerIsBetter {
+			dir = "lower is better"
+		}
+		fmt.Fprintf(w, "%s (%s)\n", t, dir)
+		fmt.Fprintf(w, "  %-18s %-20s %-14s %-14s %-12s %s\n", "arm", "best score", "episodes", "distinct", "failed", "vs no-learn")
+		var base *Arm
+		for i := range arms {
+			if arms[i].Arm == NoLearn {
+				base = &arms[i]
+			}
+		}
+		for _, a := range arms {
+			vs := ""
+			if base != nil && a.Arm != NoLearn && a.Best.N > 0 && base.Best.N > 0 {
+				d := a.Best.Mean - base.Best.Mean
+				if a.LowerIsBetter {
+					d = -d
+				}
+				se := math.Hypot(a.Best.SE, base.Best.SE)
+				vs = fmt.Sprintf("%+.4f", d)
+				if se > 0 {
+					vs += fmt.Sprintf(" (%+.1f SE)", d/se)
+				}
+			}
+			fmt.Fprintf(w, "  %-18s %-20s %-14s %-14s %-12s %s\n", a.Arm,
+				fmt.Sprintf("%.4f ± %.4f", a.Best.Mean, a.Best.SE),
+				fmt.Sprintf("%.0f ± %.0f", a.Episodes.Mean, a.Episodes.SE),
+				fmt.Sprintf("%.0f ± %.0f", a.Distinct.Mean, a.Distinct.SE),
+				fmt.Sprintf("%.1f%%", 100*a.FailureRate.Mean), vs)
+		}
+		fmt.Fprintln(w)
+	}
+}
