@@ -80,4 +80,3 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		return nil, usageErrorf("train: --policy: unknown policy %q (want recipe or llm)", rc.Policy)
 	}
 }
-
