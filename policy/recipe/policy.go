@@ -37,6 +37,8 @@ type Policy struct {
 	prefs       map[string]preferences // Default's choices per task: the hints
 	rng         *rand.Rand
 	temperature float64
+	// tried are the plan keys written so far, per task, this process.
+	tried map[string]map[string]bool
 }
 
 // meta is what an action carries so it can be scored again by a newer net,
@@ -63,6 +65,7 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 		net:         net,
 		profiles:    map[string]*Profile{},
 		prefs:       map[string]preferences{},
+		tried:       map[string]map[string]bool{},
 		rng:         rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
 		temperature: Temperature,
 	}
@@ -73,6 +76,7 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 		}
 		p.profiles[t.Name] = prof
 		p.prefs[t.Name] = defaultsFor(prof)
+		p.tried[t.Name] = map[string]bool{}
 	}
 	return p, nil
 }
@@ -115,22 +119,46 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	var w *Walker
 	var logps []float64
 	var err error
-	// An improve walk that reproduces its parent would spend an episode
-	// (minutes, on text tasks) learning nothing new, so it is drawn again,
-	// up to maxRedraws times. The log-probabilities are the drawn walk's
-	// own, not renormalised for the excluded parent: with q the chance of
-	// redrawing the parent, the PPO ratio of such a sample is off by
-	// (1-q_old)/(1-q_new), near 1 between the few versions a sample may be
-	// stale, and the clip bounds it either way.
+	// A walk that reproduces a plan this policy already wrote for the task
+	// (its parent, for an improve walk) would spend an episode learning
+	// nothing new: the cache hands back the old result, and a policy that
+	// keeps writing it collapses onto it. So it is drawn again, up to
+	// maxRedraws times: sampling without replacement, which turns a
+	// concentrated policy into a local search around its mode. The
+	// log-probabilities are the drawn walk's own, not renormalised for the
+	// excluded plans: with q the mass of the excluded plans, a sample's PPO
+	// ratio is off by (1-q_old)/(1-q_new), near 1 between the few versions
+	// a sample may be stale, and the clip bounds it either way.
+	// When every draw repeats something, a plan that is not the parent is
+	// still better than the parent: the first such draw is kept.
+	seen := p.tried[pr.Task.Name]
+	type draw struct {
+		w     *Walker
+		steps []choicenet.Step
+		logps []float64
+	}
+	var notParent *draw
 	for attempt := 0; ; attempt++ {
 		w = NewWalker(prof, parentPlan)
 		if m.Steps, logps, err = p.walk(w, c, prefs, parentPlan); err != nil {
 			return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 		}
-		if parentPlan == nil || w.Plan().Key() != parentPlan.Key() || attempt == maxRedraws {
+		key := w.Plan().Key()
+		isParent := parentPlan != nil && key == parentPlan.Key()
+		if !seen[key] && !isParent {
+			break
+		}
+		if !isParent && notParent == nil {
+			notParent = &draw{w, m.Steps, logps}
+		}
+		if attempt == maxRedraws {
+			if isParent && notParent != nil {
+				w, m.Steps, logps = notParent.w, notParent.steps, notParent.logps
+			}
 			break
 		}
 	}
+	seen[w.Plan().Key()] = true
 	m.Plan = w.Plan()
 	code, err := Render(prof, m.Plan)
 	if err != nil {
@@ -154,8 +182,8 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	}, nil
 }
 
-// maxRedraws bounds how often an improve walk that reproduced its parent is
-// drawn again. With the prior toward the parent's values a one-decision part
+// maxRedraws bounds how often a walk that reproduced a plan already written
+// is drawn again. With the prior toward the parent's values a one-decision part
 // keeps the parent about 4 times in 5, so 64 redraws leave a duplicate
 // about once in a million walks; each walk costs microseconds.
 const maxRedraws = 64

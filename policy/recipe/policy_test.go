@@ -153,3 +153,24 @@ func TestImproveIsLocalEdit(t *testing.T) {
 		t.Errorf("re-decided decisions: %d kept, %d changed; want mostly kept, and a change in most actions", kept, changed)
 	}
 }
+
+// The policy samples without replacement: however concentrated it is, it
+// does not write a plan it already wrote for the task while fresh ones are
+// within reach of its redraws.
+func TestSampleNeverRepeatsAPlan(t *testing.T) {
+	p, tk := fixturePolicy(t, "tiny-churn", 3)
+	p.temperature = 0.3 // concentrated: without the redraws most samples are Default
+	seen := map[string]bool{}
+	for range 6 {
+		acts, err := p.Sample(context.Background(), []rl.Prompt{{Kind: episode.Scratch, Task: tk}, {Kind: episode.Scratch, Task: tk}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range acts {
+			if seen[a.Key] {
+				t.Fatalf("plan %s written twice", a.Key)
+			}
+			seen[a.Key] = true
+		}
+	}
+}
