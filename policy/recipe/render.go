@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/mlerl/mlerl/grade"
 )
 
 // Render writes plan pl for the task p as a Python program. The program runs
@@ -36,6 +38,7 @@ func Render(p *Profile, pl *Plan) (string, error) {
 	r.Cls = classifies(p, r.c)
 	r.OrdReg = p.IsClassification() && !r.Cls
 	r.Multi = p.TargetKind == MultiOutput
+	r.metric = p.family()
 	r.use("", "numpy as np")
 	r.use("", "pandas as pd")
 	var body strings.Builder
@@ -107,6 +110,7 @@ type renderer struct {
 	Cls     bool // the plan predicts classes (see classifies)
 	OrdReg  bool // an ordinal target learned as a number and rounded
 	Multi   bool // several numeric targets
+	metric  grade.Family
 	c       choices
 	imports map[string]map[string]bool // module -> names; "" -> plain "import x"
 }
@@ -162,17 +166,17 @@ func (r *renderer) NeedsProba() bool {
 	return r.Cls && (r.P.NeedsProba() || r.HasSecond())
 }
 
-// SubmitsPositive says the submission is the positive class's probability.
-func (r *renderer) SubmitsPositive() bool { return r.P.Metric == "auc" }
+// SubmitsPositive says the submission is the positive class's probability (auc).
+func (r *renderer) SubmitsPositive() bool {
+	return r.metric.Probabilities() && r.metric.Columns == grade.OneColumn
+}
 
-// PerClassColumns says the submission has one probability column per class.
-func (r *renderer) PerClassColumns() bool { return r.P.Metric == "log_loss" }
+// PerClassColumns says the submission has one probability column per class (log_loss).
+func (r *renderer) PerClassColumns() bool { return r.metric.Columns == grade.ColumnPerClass }
 
 // LogScale says the metric compares log(1 + value), so predictions are
 // clipped at zero.
-func (r *renderer) LogScale() bool {
-	return r.P.Metric == "rmsle" || r.P.Metric == "mean_column_rmsle"
-}
+func (r *renderer) LogScale() bool { return r.metric.LogScale }
 
 // PLSColumn says the model is PLS predicting one target, as a column.
 func (r *renderer) PLSColumn() bool { return r.c["model.family"] == "pls" && !r.Multi }
@@ -275,7 +279,7 @@ func (r *renderer) Split() string {
 
 func (r *renderer) docstring(pl *Plan) string {
 	better := "higher is better"
-	if lowerIsBetter(r.P.Metric) {
+	if r.metric.LowerIsBetter {
 		better = "lower is better"
 	}
 	var b strings.Builder

@@ -185,9 +185,10 @@ func (r *renderer) wrapEstimator(expr string) string {
 // and the prediction (%[2]s), and the sklearn.metrics function it imports.
 type scorer struct{ function, format string }
 
-// scorers are the metrics' Python spellings. qwk is scored on the original
-// labels (the encoded order is string order) unless the classes are learned
-// as numbers (see Score).
+// scorers are the metrics' Python spellings: how the program computes a
+// score, which only the renderer knows (grade.FamilyOf says the rest). qwk
+// is scored on the original labels (the encoded order is string order)
+// unless the classes are learned as numbers (see Score).
 var scorers = map[string]scorer{
 	"auc":               {"roc_auc_score", "roc_auc_score(%[1]s == positive, %[2]s)"},
 	"log_loss":          {"log_loss", "log_loss(%[1]s, %[2]s, labels=np.arange(n_classes))"},
@@ -207,7 +208,7 @@ func (r *renderer) Score(yVar, out string) string {
 	if !ok {
 		return "float('nan')"
 	}
-	if r.OrdReg && r.P.Metric == "qwk" {
+	if r.OrdReg { // qwk on classes learned as numbers
 		s.format = `cohen_kappa_score(%[1]s.astype(int), %[2]s, weights="quadratic")`
 	}
 	if s.function != "" {
