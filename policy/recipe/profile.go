@@ -33,6 +33,7 @@ import (
 // ColumnKind is what a column holds, as far as a program should treat it.
 type ColumnKind string
 
+// The column kinds NewProfile tells apart.
 const (
 	KindID          ColumnKind = "id"
 	KindTarget      ColumnKind = "target"
@@ -45,6 +46,7 @@ const (
 // TargetKind is the learning problem the metric and target columns imply.
 type TargetKind string
 
+// The learning problems the recipe grammar writes programs for.
 const (
 	Binary      TargetKind = "binary"
 	Multiclass  TargetKind = "multiclass"
@@ -424,6 +426,7 @@ type asciiWatch struct {
 	seen *bool
 }
 
+// Read reads from the underlying reader, noting any byte >= 0x80.
 func (a *asciiWatch) Read(b []byte) (int, error) {
 	n, err := a.r.Read(b)
 	if !*a.seen {
@@ -451,9 +454,14 @@ func (p *Profile) Kinds(k ColumnKind) []string {
 	return out
 }
 
-// HasText, HasImages and HasCategorical mask the grammar's options.
-func (p *Profile) HasText() bool        { return len(p.Kinds(KindText)) > 0 }
-func (p *Profile) HasImages() bool      { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
+// HasText says the task has text columns. It, HasImages and HasCategorical
+// mask the grammar's options.
+func (p *Profile) HasText() bool { return len(p.Kinds(KindText)) > 0 }
+
+// HasImages says the task has images, named by a column or found by id.
+func (p *Profile) HasImages() bool { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
+
+// HasCategorical says the task has categorical columns.
 func (p *Profile) HasCategorical() bool { return len(p.Kinds(KindCategorical)) > 0 }
 
 // minSeriesColumns is the fewest stem-numbered columns that make a series.
