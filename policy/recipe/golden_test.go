@@ -204,3 +204,13 @@ func firstDiff(a, b string) string {
 	}
 	return "(equal lines)"
 }
+
+// TestSilentLines: a line holding only a control action vanishes with its
+// newline, other lines (blank ones too) stay as written.
+func TestSilentLines(t *testing.T) {
+	src := "{{define \"x\"}}\na = 1\n\n{{if .}}\n    b = {{.}}\n  {{else}}\nb = 0\n{{end}}\n{{.Use \"m\" \"n\"}}\n{{$v := 1}}\nc = {{if .}}1{{end}}\n{{end}}\n"
+	want := "{{define \"x\"}}a = 1\n\n{{if .}}    b = {{.}}\n{{else}}b = 0\n{{end}}{{.Use \"m\" \"n\"}}{{$v := 1}}c = {{if .}}1{{end}}\n{{end}}"
+	if got := silentLine.ReplaceAllString(src, "$1"); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
