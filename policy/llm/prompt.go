@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/task"
 )
@@ -61,7 +62,7 @@ type TaskInfo struct {
 	Description string
 	Metric      string
 	Direction   string // "higher" or "lower"
-	MetricNote  string
+	MetricNote  string // grade.Family.Note
 	IDColumn    string
 	Targets     []string
 	Columns     []string // id column then targets: the submission's header
@@ -82,23 +83,6 @@ type FileInfo struct {
 	Examples string // a folder's first few names
 }
 
-// metricNotes say what a valid prediction looks like for each metric, the
-// one thing the paper's prompt says about the metric beyond its name.
-var metricNotes = map[string]string{
-	"auc":               "It is the ROC AUC of the predicted probability of the positive class: predict a number in [0, 1] per row, not a hard label.",
-	"mean_column_auc":   "It is the mean ROC AUC over the target columns: predict a probability in [0, 1] for each column.",
-	"accuracy":          "It is the share of rows whose predicted label equals the true one: predict labels written exactly as in the training data.",
-	"log_loss":          "It is the multi-class log loss: one probability column per class, each in [0, 1], each row summing to 1.",
-	"rmse":              "It is the root mean squared error of a numeric prediction.",
-	"mae":               "It is the mean absolute error of a numeric prediction.",
-	"mean_column_rmse":  "It is the root mean squared error averaged over the target columns.",
-	"rmsle":             "It is the root mean squared logarithmic error: predictions must be greater than -1.",
-	"mean_column_rmsle": "It is the root mean squared logarithmic error averaged over the target columns: predictions must be greater than -1.",
-	"qwk":               "It is the quadratic weighted kappa between integer labels: predict integers.",
-	"pearson":           "It is the Pearson correlation between prediction and truth.",
-	"jaccard":           "It is the mean Jaccard similarity between the sets of lower-cased words predicted and true: predict text.",
-}
-
 // NewTaskInfo reads what the prompts need from a task folder: description,
 // sample submission and a snippet of each public data file.
 func NewTaskInfo(t *task.Task, lim Limits, packages []string) (*TaskInfo, error) {
@@ -108,13 +92,19 @@ func NewTaskInfo(t *task.Task, lim Limits, packages []string) (*TaskInfo, error)
 	}
 	info := &TaskInfo{
 		Name: t.Name, Description: clip(strings.TrimSpace(desc), lim.Description),
-		Metric: t.Metric, Direction: "higher", MetricNote: metricNotes[t.Metric],
+		Metric: t.Metric, Direction: "higher",
 		IDColumn: t.IDColumn, Targets: t.TargetColumns,
 		Columns:  append([]string{t.IDColumn}, t.TargetColumns...),
 		Packages: packages,
 	}
-	if t.LowerIsBetter() {
-		info.Direction = "lower"
+	// The grader's description of the metric: its direction, and the one
+	// thing the paper's prompt says about it beyond its name (what a valid
+	// prediction looks like).
+	if m, err := grade.FamilyOf(t.Metric); err == nil {
+		info.MetricNote = m.Note
+		if m.LowerIsBetter {
+			info.Direction = "lower"
+		}
 	}
 	if s, err := csvHead(t.SampleSubmissionPath(), lim); err == nil {
 		info.SampleSubmission = s

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/mlerl/mlerl/grade"
 )
 
 // Parts of a plan an "improve" action may change; the first decision of an
@@ -573,7 +575,7 @@ func defaultsFor(p *Profile) preferences {
 		prefs["ensemble"] = []string{"nb_loglinear", "none"}
 	}
 	switch {
-	case p.HasText() && p.IsClassification() && p.Metric == "log_loss":
+	case p.HasText() && p.IsClassification() && p.family().Columns == grade.ColumnPerClass: // log_loss
 		// Log loss scores the probabilities themselves: a linear SVM with
 		// isotonic calibration is better calibrated than a lightly
 		// regularised logistic regression on sparse n-grams, and several
@@ -591,7 +593,7 @@ func defaultsFor(p *Profile) preferences {
 		prefs["model.family"] = []string{"hist_gb"}
 		prefs["features.categorical"] = []string{"ordinal"}
 	}
-	if p.Metric == "rmsle" || p.Metric == "mean_column_rmsle" {
+	if p.family().LogScale { // rmsle and its mean-column form
 		prefs["target.transform"] = []string{"log1p"}
 	}
 	if p.HasSeries() {

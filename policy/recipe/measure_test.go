@@ -80,46 +80,61 @@ func TestSuitePlans(t *testing.T) {
 		if only != nil && !slices.Contains(only, p.Name) {
 			continue
 		}
-		type job struct {
-			name string
-			plan *Plan
+		for _, j := range suitePlanJobs(p, planRE, nRandom) {
+			runSuiteJob(t, p, j, limit, out)
 		}
-		var jobs []job
-		seen := map[string]bool{}
-		for _, np := range Edits {
-			if planRE != nil && !planRE.MatchString(np.Name) {
-				continue
-			}
-			if pl, ok := np.Apply(p); ok && !seen[pl.Key()] {
-				seen[pl.Key()] = true
-				jobs = append(jobs, job{np.Name, pl})
-			}
+	}
+}
+
+// suiteJob is one program TestSuitePlans runs.
+type suiteJob struct {
+	name string
+	plan *Plan
+}
+
+// suitePlanJobs are the edits that apply to p (those whose name planRE
+// matches, when set), each plan once, then nRandom random plans.
+func suitePlanJobs(p *Profile, planRE *regexp.Regexp, nRandom int) []suiteJob {
+	var jobs []suiteJob
+	seen := map[string]bool{}
+	for _, np := range Edits {
+		if planRE != nil && !planRE.MatchString(np.Name) {
+			continue
 		}
-		rng := rand.New(rand.NewPCG(uint64(len(p.Name)), 11))
-		for i := 0; i < nRandom; i++ {
-			pl := Random(p, rng)
-			jobs = append(jobs, job{"random " + strconv.Itoa(i+1), pl})
+		if pl, ok := np.Apply(p); ok && !seen[pl.Key()] {
+			seen[pl.Key()] = true
+			jobs = append(jobs, suiteJob{np.Name, pl})
 		}
-		for _, j := range jobs {
-			code, err := Render(p, j.plan)
-			if err != nil {
-				t.Fatalf("%s %s: %v", p.Name, j.name, err)
-			}
-			r := runProgram(t, p, code, limit)
-			m := measured{Task: p.Name, Plan: j.name, Key: j.plan.Key(), DurationS: r.Duration.Seconds(),
-				Valid: r.Valid, Score: r.Score, TimedOut: r.TimedOut}
-			if !r.Valid {
-				m.Failure, m.Stage = r.Error, stageReached(r.Output, p.Metric)
-			}
-			t.Logf("%s | %s | %s", p.Name, j.name, r)
-			if out != nil {
-				b, _ := json.Marshal(m)
-				out.Write(append(b, '\n'))
-			}
-			if !r.Valid && rendererBug.MatchString(r.Output) {
-				t.Errorf("%s %s: renderer bug, not an honest failure:\n%s\n%s", p.Name, j.name, code, r.Output)
-			}
-		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(len(p.Name)), 11))
+	for i := 0; i < nRandom; i++ {
+		pl := Random(p, rng)
+		jobs = append(jobs, suiteJob{"random " + strconv.Itoa(i+1), pl})
+	}
+	return jobs
+}
+
+// runSuiteJob runs one program, logs it, appends its measurement to out
+// (when not nil) and fails on a renderer bug.
+func runSuiteJob(t *testing.T, p *Profile, j suiteJob, limit time.Duration, out *os.File) {
+	t.Helper()
+	code, err := Render(p, j.plan)
+	if err != nil {
+		t.Fatalf("%s %s: %v", p.Name, j.name, err)
+	}
+	r := runProgram(t, p, code, limit)
+	m := measured{Task: p.Name, Plan: j.name, Key: j.plan.Key(), DurationS: r.Duration.Seconds(),
+		Valid: r.Valid, Score: r.Score, TimedOut: r.TimedOut}
+	if !r.Valid {
+		m.Failure, m.Stage = r.Error, stageReached(r.Output, p.Metric)
+	}
+	t.Logf("%s | %s | %s", p.Name, j.name, r)
+	if out != nil {
+		b, _ := json.Marshal(m)
+		out.Write(append(b, '\n'))
+	}
+	if !r.Valid && rendererBug.MatchString(r.Output) {
+		t.Errorf("%s %s: renderer bug, not an honest failure:\n%s\n%s", p.Name, j.name, code, r.Output)
 	}
 }
 

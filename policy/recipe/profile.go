@@ -33,6 +33,7 @@ import (
 // ColumnKind is what a column holds, as far as a program should treat it.
 type ColumnKind string
 
+// The column kinds NewProfile tells apart.
 const (
 	KindID          ColumnKind = "id"
 	KindTarget      ColumnKind = "target"
@@ -45,6 +46,7 @@ const (
 // TargetKind is the learning problem the metric and target columns imply.
 type TargetKind string
 
+// The learning problems the recipe grammar writes programs for.
 const (
 	Binary      TargetKind = "binary"
 	Multiclass  TargetKind = "multiclass"
@@ -285,25 +287,20 @@ func (p *Profile) findImagesByID(rows [][]string, idIdx int) error {
 	return nil
 }
 
-// targetKind decides the learning problem from the metric and the targets.
+// targetKind decides the learning problem from the metric's family
+// (grade.FamilyOf) and the targets.
 func (p *Profile) targetKind(header []string, rows [][]string) error {
-	switch p.Metric {
-	case "rmse", "mae", "rmsle", "pearson":
+	f := p.family()
+	if !supported(f) {
+		return fmt.Errorf("recipe: %s: metric %q is not in the recipe grammar (supported: %s)",
+			p.Name, p.Metric, strings.Join(supportedMetrics(), ", "))
+	}
+	if f.Problem == grade.Regression {
 		p.TargetKind = Regression
 		if len(p.TrainTargets) > 1 {
 			p.TargetKind = MultiOutput
 		}
 		return nil
-	case "mean_column_rmse", "mean_column_rmsle":
-		p.TargetKind = MultiOutput
-		if len(p.TrainTargets) == 1 {
-			p.TargetKind = Regression
-		}
-		return nil
-	case "auc", "accuracy", "qwk", "log_loss":
-	default:
-		return fmt.Errorf("recipe: %s: metric %q is not in the recipe grammar (supported: auc, accuracy, qwk, log_loss, rmse, mae, rmsle, pearson, mean_column_rmse, mean_column_rmsle)",
-			p.Name, p.Metric)
 	}
 	if len(p.TrainTargets) != 1 {
 		return fmt.Errorf("recipe: %s: metric %s needs one label column in train.csv, found %v", p.Name, p.Metric, p.TrainTargets)
@@ -338,13 +335,13 @@ func (p *Profile) targetKind(header []string, rows [][]string) error {
 	if len(p.Classes) == 2 {
 		p.TargetKind = Binary
 	}
-	if p.Metric == "auc" {
+	if f.Probabilities() && f.Columns == grade.OneColumn {
 		if len(p.Classes) != 2 {
-			return fmt.Errorf("recipe: %s: auc needs a binary target, %q has %d classes", p.Name, p.TrainTargets[0], len(p.Classes))
+			return fmt.Errorf("recipe: %s: %s needs a binary target, %q has %d classes", p.Name, p.Metric, p.TrainTargets[0], len(p.Classes))
 		}
 		p.PositiveClass = positiveClass(p.Classes)
 	}
-	if p.Metric == "log_loss" {
+	if f.Columns == grade.ColumnPerClass {
 		// The program maps predict_proba's classes to the sample's columns by
 		// name; every class must have a column or the submission is invalid.
 		have := map[string]bool{}
@@ -429,6 +426,7 @@ type asciiWatch struct {
 	seen *bool
 }
 
+// Read reads from the underlying reader, noting any byte >= 0x80.
 func (a *asciiWatch) Read(b []byte) (int, error) {
 	n, err := a.r.Read(b)
 	if !*a.seen {
@@ -456,9 +454,14 @@ func (p *Profile) Kinds(k ColumnKind) []string {
 	return out
 }
 
-// HasText, HasImages and HasCategorical mask the grammar's options.
-func (p *Profile) HasText() bool        { return len(p.Kinds(KindText)) > 0 }
-func (p *Profile) HasImages() bool      { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
+// HasText says the task has text columns. It, HasImages and HasCategorical
+// mask the grammar's options.
+func (p *Profile) HasText() bool { return len(p.Kinds(KindText)) > 0 }
+
+// HasImages says the task has images, named by a column or found by id.
+func (p *Profile) HasImages() bool { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
+
+// HasCategorical says the task has categorical columns.
 func (p *Profile) HasCategorical() bool { return len(p.Kinds(KindCategorical)) > 0 }
 
 // minSeriesColumns is the fewest stem-numbered columns that make a series.
@@ -537,7 +540,7 @@ func splitNumberSuffix(name string) (stem string, num int, ok bool) {
 // OrdinalIntegers says the target is ordered integer classes scored by qwk, so
 // it can also be learned as a number and rounded.
 func (p *Profile) OrdinalIntegers() bool {
-	if p == nil || p.Metric != "qwk" || len(p.Classes) < 2 {
+	if p == nil || !p.family().Ordinal() || len(p.Classes) < 2 {
 		return false
 	}
 	for _, c := range p.Classes {
@@ -554,7 +557,33 @@ func (p *Profile) IsClassification() bool {
 }
 
 // NeedsProba says the submission holds probabilities (auc, log_loss).
-func (p *Profile) NeedsProba() bool { return p != nil && (p.Metric == "auc" || p.Metric == "log_loss") }
+func (p *Profile) NeedsProba() bool { return p != nil && p.family().Probabilities() }
+
+// family is the metric's grade.Family; the zero Family for a metric the
+// grader does not know (task.Load refuses those).
+func (p *Profile) family() grade.Family {
+	f, _ := grade.FamilyOf(p.Metric)
+	return f
+}
+
+// supported says the recipe grammar writes programs for the metric family:
+// regression on one or more targets, and classification into one column of
+// labels or one probability per class (not several binary label columns,
+// nor free text).
+func supported(f grade.Family) bool {
+	return f.Problem == grade.Regression || f.Problem == grade.Classification && f.Columns != grade.ColumnPerTarget
+}
+
+// supportedMetrics are the grader's metrics the recipe grammar supports, sorted.
+func supportedMetrics() []string {
+	var out []string
+	for _, m := range grade.Metrics() {
+		if f, _ := grade.FamilyOf(m); supported(f) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // FeatureNames documents Features(), index by index.
 var FeatureNames = []string{
@@ -648,29 +677,12 @@ func (p *Profile) Features() []float64 {
 		f[13] = math.Log(float64(len(p.Classes))) / math.Log(100)
 	}
 	f[14] = math.Log2(float64(len(p.SubmissionColumns))) / 5
-	switch p.Metric {
-	case "auc":
-		f[15] = 1
-	case "log_loss":
-		f[16] = 1
-	case "accuracy", "qwk":
-		f[17] = 1
-	case "rmse", "mae", "rmsle", "mean_column_rmse", "mean_column_rmsle":
-		f[18] = 1
-	case "pearson":
-		f[19] = 1
-	}
-	if lowerIsBetter(p.Metric) {
-		f[20] = 1
-	}
+	metricFeatures(f, p.family())
 	if p.IsClassification() {
 		f[21] = p.MinorityFrac
 	}
 	if p.NonASCII {
 		f[22] = 1
-	}
-	if p.Metric == "qwk" {
-		f[23] = 1
 	}
 	if textCols > 0 {
 		f[24] = math.Log10(textLen/textCols+1) / 4
@@ -681,9 +693,24 @@ func (p *Profile) Features() []float64 {
 	return f
 }
 
-// lowerIsBetter is the grader's direction for metric (false for a metric it
-// does not know; task.Load has refused those already).
-func lowerIsBetter(metric string) bool {
-	lower, _ := grade.LowerIsBetter(metric)
-	return lower
+// metricFeatures sets the features that describe the metric (15-20, 23).
+func metricFeatures(f []float64, m grade.Family) {
+	switch {
+	case m.Probabilities() && m.Columns == grade.OneColumn: // auc
+		f[15] = 1
+	case m.Columns == grade.ColumnPerClass: // log_loss
+		f[16] = 1
+	case m.Problem == grade.Classification && m.Columns == grade.OneColumn: // accuracy, qwk
+		f[17] = 1
+	case m.Problem == grade.Regression && m.LowerIsBetter: // an error: rmse, mae, rmsle and mean-column forms
+		f[18] = 1
+	case m.Problem == grade.Regression: // a correlation: pearson
+		f[19] = 1
+	}
+	if m.LowerIsBetter {
+		f[20] = 1
+	}
+	if m.Ordinal() {
+		f[23] = 1
+	}
 }

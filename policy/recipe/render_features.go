@@ -1,0 +1,144 @@
+package recipe
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// featureColumns is which typed columns a plan uses and how.
+type featureColumns struct {
+	Categorical    []string // the task's categorical columns
+	Text           []string // the task's text columns
+	Dummies        bool     // categorical columns one-hot encoded by pandas before the split
+	UseCategorical bool     // categorical columns encoded in the pipeline
+	UseText        bool     // text columns vectorised in the pipeline
+	Imputing       bool     // missing values imputed
+	Selected       string   // the Python expression listing X's columns
+}
+
+// Columns works out the feature columns of a plan that does not use raw columns.
+func (r *renderer) Columns() featureColumns {
+	typed := r.c["features.columns"] == "typed"
+	impute := r.c["features.missing"]
+	catMode := r.c["features.categorical"]
+	f := featureColumns{
+		Categorical: r.P.Kinds(KindCategorical),
+		Text:        r.P.Kinds(KindText),
+		Imputing:    impute == "mean" || impute == "median" || impute == "most_frequent",
+	}
+	useCats := typed && len(f.Categorical) > 0 && catMode != "drop"
+	f.Dummies = useCats && catMode == "get_dummies" // then they are numeric columns
+	f.UseCategorical = useCats && !f.Dummies
+	f.UseText = typed && len(f.Text) > 0
+	f.Selected = "numeric_columns"
+	if f.UseCategorical {
+		f.Selected += " + categorical_columns"
+	}
+	if f.UseText {
+		f.Selected += " + text_columns"
+	}
+	if r.HasImages() {
+		f.Selected += ` + ["image_path"]`
+	}
+	return f
+}
+
+// Preprocess lists the ColumnTransformer's parts: numeric columns, then
+// categorical, text and image columns when f uses them.
+func (r *renderer) Preprocess(f featureColumns) []string {
+	r.use("sklearn.compose", "ColumnTransformer")
+	var num []string
+	if f.Imputing {
+		r.use("sklearn.impute", "SimpleImputer")
+		num = append(num, fmt.Sprintf("SimpleImputer(strategy=%s)", py(r.c["features.missing"])))
+	}
+	if r.c["features.scaling"] == "standard" {
+		r.use("sklearn.preprocessing", "StandardScaler")
+		num = append(num, "StandardScaler()")
+	}
+	parts := []string{fmt.Sprintf("(\"numeric\", %s, numeric_columns)", r.pipe(num))}
+	if f.UseCategorical {
+		parts = append(parts, fmt.Sprintf("(\"categorical\", %s, categorical_columns)", r.pipe(r.categoricalSteps(f))))
+	}
+	if f.UseText {
+		vec := r.textVectoriser()
+		for _, t := range f.Text {
+			parts = append(parts, fmt.Sprintf("(%s, %s, %s)", py("text_"+t), vec, py(t)))
+		}
+	}
+	if r.HasImages() {
+		r.use("sklearn.preprocessing", "FunctionTransformer")
+		steps := []string{"FunctionTransformer(load_images)"}
+		if r.c["features.scaling"] == "standard" {
+			steps = append(steps, "StandardScaler()")
+		}
+		parts = append(parts, fmt.Sprintf("(\"image\", %s, \"image_path\")", r.pipe(steps)))
+	}
+	return parts
+}
+
+// categoricalSteps impute (when the plan imputes) and encode categorical columns.
+func (r *renderer) categoricalSteps(f featureColumns) []string {
+	var steps []string
+	if f.Imputing {
+		steps = append(steps, `SimpleImputer(strategy="most_frequent")`)
+	}
+	if r.c["features.categorical"] == "ordinal" {
+		r.use("sklearn.preprocessing", "OrdinalEncoder")
+		return append(steps, `OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)`)
+	}
+	r.use("sklearn.preprocessing", "OneHotEncoder")
+	return append(steps, `OneHotEncoder(handle_unknown="ignore")`)
+}
+
+// pipe renders a list of steps as one transformer.
+func (r *renderer) pipe(steps []string) string {
+	switch len(steps) {
+	case 0:
+		return `"passthrough"`
+	case 1:
+		return steps[0]
+	}
+	r.use("sklearn.pipeline", "make_pipeline")
+	return "make_pipeline(" + strings.Join(steps, ", ") + ")"
+}
+
+// vectorisers are the features.text options' constructors; %[1]s is
+// features.text_max. Case kept (cased): capitalised names and spelling habits
+// tell authors and sources apart; plain character n-grams also see
+// punctuation runs.
+var vectorisers = map[string]string{
+	"tfidf_word":     "TfidfVectorizer(max_features=%[1]s, sublinear_tf=True)",
+	"tfidf_word_1_2": "TfidfVectorizer(ngram_range=(1, 2), max_features=%[1]s, sublinear_tf=True)",
+	"tfidf_char":     `TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), max_features=%[1]s, sublinear_tf=True)`,
+	"counts":         "CountVectorizer(max_features=%[1]s)",
+	"tfidf_word_char": `make_union(TfidfVectorizer(ngram_range=(1, 2), max_features=%[1]s, sublinear_tf=True), ` +
+		`TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), max_features=%[1]s, sublinear_tf=True))`,
+	"tfidf_word_char_cased": `make_union(TfidfVectorizer(ngram_range=(1, 2), lowercase=False, max_features=%[1]s, sublinear_tf=True), ` +
+		`TfidfVectorizer(analyzer="char", ngram_range=(1, 5), lowercase=False, max_features=%[1]s, sublinear_tf=True))`,
+}
+
+// textVectoriser is the constructor turning one text column into features.
+func (r *renderer) textVectoriser() string {
+	maxF := r.c["features.text_max"]
+	format, ok := vectorisers[r.c["features.text"]]
+	if !ok { // hashing: the feature count is the next power of two
+		r.use("sklearn.feature_extraction.text", "HashingVectorizer")
+		n, _ := strconv.Atoi(maxF)
+		bits := 1
+		for 1<<bits < n {
+			bits++
+		}
+		return fmt.Sprintf("HashingVectorizer(n_features=2**%d, alternate_sign=False)", bits)
+	}
+	for _, name := range []string{"TfidfVectorizer", "CountVectorizer"} {
+		if strings.Contains(format, name+"(") {
+			r.use("sklearn.feature_extraction.text", name)
+		}
+	}
+	if strings.HasPrefix(format, "make_union(") {
+		r.use("sklearn.pipeline", "make_union")
+	}
+	return fmt.Sprintf(format, maxF)
+}
