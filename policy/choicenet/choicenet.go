@@ -71,6 +71,9 @@ type Config struct {
 	Clip        float64 // PPO ratio clip ε (paper: 0.2)
 	EntropyCoef float64 // entropy bonus (paper: 1e-3)
 	KLCoef      float64 // penalty on approximate KL to the behaviour policy (paper: 1e-3)
+	// PriorKLCoef weighs KL(π ‖ π_prior) to the hints alone (0: off), the
+	// anchor against collapse; see Update.
+	PriorKLCoef float64
 	MaxGradNorm float64 // global gradient-norm clip before Adam; 0 turns it off
 
 	Epochs    int // passes over the batch per Update

@@ -141,7 +141,20 @@ func referenceLoss(n *Net, batch []Example) float64 {
 			for _, pk := range p {
 				h -= pk * math.Log(pk)
 			}
-			total += pg - c.EntropyCoef*h + c.KLCoef*(r-1-lr)
+			// The prior alone: HintLogit on the hinted option, tempered.
+			z0 := make([]float64, len(p))
+			if s.Hint > 0 {
+				z0[s.Hint-1] = c.HintLogit / ex.Temperature
+			}
+			lse0 := 0.0
+			for _, z := range z0 {
+				lse0 += math.Exp(z)
+			}
+			kl0 := 0.0
+			for k, pk := range p {
+				kl0 += pk * (math.Log(pk) - (z0[k] - math.Log(lse0)))
+			}
+			total += pg - c.EntropyCoef*h + c.KLCoef*(r-1-lr) + c.PriorKLCoef*kl0
 			steps++
 		}
 	}
@@ -151,10 +164,10 @@ func referenceLoss(n *Net, batch []Example) float64 {
 // TestGradientsMatchFiniteDifferences checks every parameter's gradient from
 // GoMLX's autodiff against central differences of the plain-Go loss, on a
 // tiny net with stale samples on both sides of the clip range, parents, and
-// non-zero entropy and KL coefficients.
+// non-zero entropy, KL and prior-KL coefficients.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	cfg := tinyConfig()
-	cfg.EntropyCoef, cfg.KLCoef = 0.05, 0.3
+	cfg.EntropyCoef, cfg.KLCoef, cfg.PriorKLCoef = 0.05, 0.3, 0.4
 	cfg.HintLogit = 0.9 // randomPlan hints some steps
 	n := mustNew(t, cfg)
 	randomize(n, 21, 0.7)

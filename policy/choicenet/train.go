@@ -35,6 +35,8 @@ type Example struct {
 // KL(behaviour ‖ current); ClipFrac the share of steps with |r − 1| > Clip.
 type Stats struct {
 	Loss, Entropy, ApproxKL, ClipFrac float64
+	// PriorKL is KL(π_θ ‖ π_prior) per step, π_prior the hints alone.
+	PriorKL float64
 }
 
 // Adam's constants (Kingma & Ba defaults).
@@ -51,7 +53,7 @@ const maxLogRatio = 20
 // Update takes one PPO step on batch: Epochs passes over shuffled minibatches
 // of MiniBatch plans, each a gradient step of Adam on
 //
-//	L = mean over steps [ max(−A·r, −A·clip(r, 1−ε, 1+ε)) − c_ent·H(π_θ,T) + c_kl·(r − 1 − log r) ]
+//	L = mean over steps [ max(−A·r, −A·clip(r, 1−ε, 1+ε)) − c_ent·H(π_θ,T) + c_kl·(r − 1 − log r) + c_prior·KL(π_θ,T ‖ π_prior,T) ]
 //
 // with r = exp(log π_θ,T(a) − OldLogProb), the mean taken over the steps of
 // the minibatch (token-level, as for a language model). It bumps Version on
@@ -115,13 +117,14 @@ func (n *Net) Update(ctx context.Context, batch []Example) (Stats, error) {
 			sum.Entropy += w * out.entropy
 			sum.ApproxKL += w * out.approxKL
 			sum.ClipFrac += w * out.clipFrac
+			sum.PriorKL += w * out.priorKL
 			totalSteps += in.real
 		}
 	}
 	n.params, n.adamM, n.adamV, n.adamT = params, m, v, adamT
 	n.version++
 	t := float64(totalSteps)
-	return Stats{Loss: sum.Loss / t, Entropy: sum.Entropy / t, ApproxKL: sum.ApproxKL / t, ClipFrac: sum.ClipFrac / t}, nil
+	return Stats{Loss: sum.Loss / t, Entropy: sum.Entropy / t, ApproxKL: sum.ApproxKL / t, ClipFrac: sum.ClipFrac / t, PriorKL: sum.PriorKL / t}, nil
 }
 
 // CheckBatch validates a batch for Update; the error names the first bad example.
@@ -338,9 +341,9 @@ type trainer struct {
 }
 
 type graphOutput struct {
-	loss, pgLoss, entropy, approxKL, clipFrac float64
-	newLP                                     []float64 // per real row
-	grads                                     [numParams][]float64
+	loss, pgLoss, entropy, approxKL, clipFrac, priorKL float64
+	newLP                                              []float64 // per real row
+	grads                                              [numParams][]float64
 }
 
 var backend = sync.OnceValues(func() (backends.Backend, error) {
@@ -420,7 +423,16 @@ func (tr *trainer) graph(inputs []*Node) []*Node {
 		Neg(Mul(adv, ratio)),
 		Neg(Mul(adv, ClipScalar(ratio, 1-c.Clip, 1+c.Clip))))
 	kl := Sub(AddScalar(ratio, -1), logRatio)
+	// KL(π_θ ‖ π_prior) of the whole decision, π_prior the hints alone at
+	// the same temperature: the anchor that keeps a few noisy updates from
+	// collapsing the policy (the optimum of A·log π − c·KL is π ∝
+	// π_prior·exp(A/c): learnt preferences scale the prior, never erase it).
+	z0 := Add(Mul(prior, InsertAxes(invTemp, -1)), MulScalar(AddScalar(mask, -1), -maskedLogit))
+	mx0 := StopGradient(ReduceAndKeep(z0, ReduceMax, -1))
+	logp0 := Sub(z0, Add(mx0, Log(ReduceAndKeep(Exp(Sub(z0, mx0)), ReduceSum, -1))))
+	priorKL := ReduceSum(Mul(mask, Mul(prob, Sub(logp, logp0))), -1)
 	perStep := Add(Sub(pg, MulScalar(entropy, c.EntropyCoef)), MulScalar(kl, c.KLCoef))
+	perStep = Add(perStep, MulScalar(priorKL, c.PriorKLCoef))
 
 	mean := func(v *Node) *Node { return ReduceAllSum(Mul(rowW, v)) }
 	loss := mean(perStep)
@@ -446,7 +458,7 @@ func (tr *trainer) graph(inputs []*Node) []*Node {
 	dPar := matmulNT(dA1, Slice(p[pW1], AxisRange(off+c.Embed, off+2*c.Embed), AxisRange()))
 	g[pEmb] = Add(matmulT(hist, dHist), matmulT(par, dPar))
 
-	outs := []*Node{loss, mean(pg), mean(entropy), mean(kl), mean(clipped), newLP}
+	outs := []*Node{loss, mean(pg), mean(entropy), mean(kl), mean(clipped), mean(priorKL), newLP}
 	return append(outs, g[:]...)
 }
 
@@ -489,7 +501,7 @@ func (tr *trainer) run(params [numParams][]float64, in graphInput) (out graphOut
 			t.FinalizeAll()
 		}
 	}()
-	scalars := []*float64{&out.loss, &out.pgLoss, &out.entropy, &out.approxKL, &out.clipFrac}
+	scalars := []*float64{&out.loss, &out.pgLoss, &out.entropy, &out.approxKL, &out.clipFrac, &out.priorKL}
 	for i, s := range scalars {
 		v, err := tensors.CopyFlatData[float64](res[i])
 		if err != nil || len(v) != 1 {
@@ -497,13 +509,13 @@ func (tr *trainer) run(params [numParams][]float64, in graphInput) (out graphOut
 		}
 		*s = v[0]
 	}
-	lp, err := tensors.CopyFlatData[float64](res[5])
+	lp, err := tensors.CopyFlatData[float64](res[len(scalars)])
 	if err != nil {
 		return out, fmt.Errorf("choicenet: reading log-probs: %w", err)
 	}
 	out.newLP = lp[:in.real]
 	for i := range numParams {
-		g, err := tensors.CopyFlatData[float64](res[6+i])
+		g, err := tensors.CopyFlatData[float64](res[len(scalars)+1+i])
 		if err != nil {
 			return out, fmt.Errorf("choicenet: reading gradient of %s: %w", paramNames[i], err)
 		}

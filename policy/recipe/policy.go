@@ -27,6 +27,13 @@ const Temperature = 0.7
 // about 3/4 likely. The net learns on top of it and can overrule it.
 const HintLogit = 1.5
 
+// PriorAnchor weighs KL(π ‖ prior) in every update (choicenet's
+// PriorKLCoef): the learnt policy is the prior times exp(advantage / 0.5),
+// so a decision that keeps paying gains several times its prior mass but
+// the others keep theirs in proportion. Without it a few batches of 8 noisy
+// rewards collapsed the policy onto one plan (issue: learning must pay).
+const PriorAnchor = 0.5
+
 // Policy is the built-in policy: the grammar's decisions made one at a time by
 // a small neural net (choicenet), rendered into a Python program. It satisfies
 // rl.Policy; log-probabilities, PPO ratios, entropy and KL work per decision
@@ -57,6 +64,7 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 	cfg := choicenet.DefaultConfig(NumFeatures, len(DecisionNames), MaxOptions)
 	cfg.Seed = seed
 	cfg.HintLogit = HintLogit
+	cfg.PriorKLCoef = PriorAnchor
 	net, err := choicenet.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("recipe policy: %w", err)
