@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, usageErrorf("train: give --out for a new run or --resume for an old one, not both"))
 	case *resume != "":
 		dir = *resume
+		if ignored := ignoredOnResume(set); len(ignored) > 0 {
+			return exitStatus(stderr, usageErrorf("train --resume continues with the run's own settings (%s); it cannot take %s", runConfigFile, strings.Join(ignored, ", ")))
+		}
 		b, err := os.ReadFile(filepath.Join(dir, runConfigFile))
 		if err != nil {
 			return exitStatus(stderr, usageErrorf("--resume %s: not a run folder: %v", dir, err))
@@ -123,6 +127,22 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, err)
 	}
 	return exitStatus(stderr, train(ctx, rc, dir, *resume != "", &ef, &qf, stdout, stderr))
+}
+
+// resumeFlags are the flags --resume takes: the budget (how a run is
+// extended), where the queue lives, and consent to run without isolation.
+var resumeFlags = map[string]bool{"resume": true, "budget": true, "listen": true, "nats": true, "ack-wait": true, "unsafe-no-isolation": true}
+
+// ignoredOnResume lists, as "--name", the flags set that --resume would ignore.
+func ignoredOnResume(set map[string]bool) []string {
+	var out []string
+	for name := range set {
+		if !resumeFlags[name] {
+			out = append(out, "--"+name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // programTimeout is train's default limit on one program: a sixth of the

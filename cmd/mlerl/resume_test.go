@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// --resume continues with run.json's settings: a flag it would silently
+// ignore is a usage error that names it, before anything runs; the flags it
+// does take pass that check.
+func TestResumeRejectsIgnoredFlags(t *testing.T) {
+	dir := t.TempDir()
+	b, _ := json.Marshal(runConfig{Tasks: []string{"no-such-task"}, Policy: "recipe", Budget: 1, Batch: 1, Workers: 1})
+	if err := os.WriteFile(filepath.Join(dir, runConfigFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // in the one-line error
+	}{
+		{[]string{"--seed", "3", "--timeout", "1m"}, "cannot take --seed, --timeout"},
+		{[]string{"--workers", "4"}, "cannot take --workers"},
+		{[]string{"--cache", "/tmp/x", "--batch", "2"}, "cannot take --batch, --cache"},
+		{[]string{"--budget", "1m"}, "no-such-task"}, // accepted: fails later, on the task
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"train", "--resume", dir}, tc.args...), &bytes.Buffer{}, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
