@@ -576,6 +576,11 @@ func (l *learner) summary(stopped string) Summary {
 			s.BestScores[k] = *b.Result.Score
 		}
 	}
+	if es, ok := l.env.(EnvStats); ok {
+		redelivered, extra := es.SummaryStats()
+		s.Redelivered += redelivered
+		s.Extra = extra
+	}
 	return s
 }
 

@@ -1,6 +1,9 @@
 package rl
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/mlerl/mlerl/episode"
 )
 
@@ -92,6 +95,41 @@ type Summary struct {
 	ElapsedS   float64            `json:"elapsed_s"`
 	Stopped    string             `json:"stopped"` // budget | max_episodes | canceled
 	BestScores map[string]float64 `json:"best_scores,omitempty"`
+
+	// Extra holds counts of the Env's own (EnvStats), written as further
+	// top-level keys of summary.json; a key the learner writes wins.
+	Extra map[string]any `json:"-"`
+}
+
+// EnvStats is implemented by an Env that counts things of its own (the job
+// queue's deliveries, the cache's reuses). Run adds them to the summary:
+// Redelivered to the learner's re-dispatches, Extra as further keys.
+type EnvStats interface {
+	SummaryStats() (redelivered int, extra map[string]any)
+}
+
+// MarshalJSON writes the summary with Extra's keys beside the learner's.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	b, err := json.Marshal(plain(s))
+	if err != nil || len(s.Extra) == 0 {
+		return b, err
+	}
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range s.Extra {
+		if _, taken := m[k]; taken {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("summary: %s: %w", k, err)
+		}
+		m[k] = raw
+	}
+	return json.Marshal(m)
 }
 
 // Discard is a Sink that keeps nothing.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -16,17 +15,7 @@ import (
 
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/queue"
-	"github.com/mlerl/mlerl/rl"
-	"github.com/mlerl/mlerl/rl/runfolder"
 )
-
-// trainEnv is the environment train drives: the learner's Env, plus what the
-// progress line shows and a Close that stops running episodes.
-type trainEnv interface {
-	rl.Env
-	Busy() int
-	Close()
-}
 
 // runEnv is train's environment: the queue's executions, through the cache,
 // graded by the trainer.
@@ -176,29 +165,10 @@ func (q *queueEnv) Close() {
 	})
 }
 
-// addQueueStats adds the broker's counts to the run's summary.json: jobs
-// JetStream redelivered after a worker died count as redelivered, next to the
-// learner's re-dispatches after a resume. The counts cover this process.
-func addQueueStats(dir string, env runEnv) error {
-	q := env.q
-	path := filepath.Join(dir, runfolder.SummaryFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	var sum map[string]any
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return fmt.Errorf("summary: %s: %w", path, err)
-	}
-	st := q.Stats()
-	if r, ok := sum["redelivered"].(float64); ok {
-		sum["redelivered"] = int(r) + st.Redelivered
-	}
-	sum["broker"] = st
-	sum["cache"] = env.cache.Stats()
-	out, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	return runfolder.WriteFileAtomic(path, append(out, '\n'))
+// SummaryStats gives summary.json the broker's and the cache's counts: jobs
+// JetStream redelivered after a worker died count as redelivered, next to
+// the learner's re-dispatches after a resume. The counts cover this process.
+func (r runEnv) SummaryStats() (int, map[string]any) {
+	st := r.q.Stats()
+	return st.Redelivered, map[string]any{"broker": st, "cache": r.cache.Stats()}
 }

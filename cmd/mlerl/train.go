@@ -13,12 +13,12 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/report"
 	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/rl/progress"
 	"github.com/mlerl/mlerl/rl/runfolder"
 	"github.com/mlerl/mlerl/task"
 )
@@ -252,17 +252,14 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, program time limit %v, run folder %s\n",
 		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), rc.Timeout, dir)
 
-	prog := newProgress(stderr, rc.Budget, env, tasks[0])
-	stopTicker := prog.tick(ctx, 15*time.Second)
-	sum, err := rl.Run(ctx, cfg, progressEnv{env, prog}, pol, tasks, prog.wrap(folder))
+	line := progress.New(stderr, rc.Budget, env.Busy, tasks[0])
+	stopTicker := line.Tick(ctx, 15*time.Second)
+	sum, err := rl.Run(ctx, cfg, line.Env(env), pol, tasks, line.Sink(folder))
 	stopTicker()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted; continue with: mlerl train --resume %s", dir)
 		}
-		return err
-	}
-	if err := addQueueStats(dir, env); err != nil {
 		return err
 	}
 	if err := report.Write(dir); err != nil {
@@ -275,103 +272,4 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	fmt.Fprintf(stderr, "mlerl: done: %d episodes completed, %d updates, best score %s; %s\n",
 		sum.Completed, sum.Updates, best, filepath.Join(dir, "report.html"))
 	return nil
-}
-
-// progress prints one line per update and a heartbeat between updates, so a
-// person watching a long run always knows where it is. Episodes and the best
-// score count results as they arrive, not only at updates: on a task whose
-// programs take a minute, a batch of 8 takes minutes to fill.
-type progress struct {
-	w      io.Writer
-	budget time.Duration
-	env    trainEnv
-	task   *task.Task // the task whose best score is shown (the first, as in summary.json)
-	start  time.Time
-
-	mu       sync.Mutex
-	episodes int // completed, as of the last update
-	since    int // completed after the last update
-	updates  int
-	best     *float64
-}
-
-func newProgress(w io.Writer, budget time.Duration, env trainEnv, t *task.Task) *progress {
-	return &progress{w: w, budget: budget, env: env, task: t, start: time.Now()}
-}
-
-// offer keeps score if it beats the best so far (the caller holds mu).
-func (p *progress) offer(score float64) {
-	if p.best == nil || (p.task.LowerIsBetter() && score < *p.best) || (!p.task.LowerIsBetter() && score > *p.best) {
-		p.best = &score
-	}
-}
-
-func (p *progress) line() {
-	best := "-"
-	if p.best != nil {
-		best = fmt.Sprintf("%.4g", *p.best)
-	}
-	fmt.Fprintf(p.w, "[%s/%s] episodes %d, updates %d, running %d, best score %s\n",
-		time.Since(p.start).Round(time.Second), p.budget, p.episodes+p.since, p.updates, p.env.Busy(), best)
-}
-
-// result counts a completed episode and offers its score if it is valid.
-func (p *progress) result(r episode.Result) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.since++
-	if r.Valid && r.Score != nil && r.Task == p.task.Name {
-		p.offer(*r.Score)
-	}
-}
-
-// progressEnv reports each result to the progress line as the learner takes it.
-type progressEnv struct {
-	trainEnv
-	p *progress
-}
-
-func (e progressEnv) Next(ctx context.Context) (episode.Result, error) {
-	r, err := e.trainEnv.Next(ctx)
-	if err == nil {
-		e.p.result(r)
-	}
-	return r, err
-}
-
-func (p *progress) tick(ctx context.Context, every time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				p.mu.Lock()
-				p.line()
-				p.mu.Unlock()
-			}
-		}
-	}()
-	return cancel
-}
-
-func (p *progress) wrap(s rl.Sink) rl.Sink { return progressSink{s, p} }
-
-type progressSink struct {
-	rl.Sink
-	p *progress
-}
-
-func (s progressSink) Metrics(m rl.Metrics) error {
-	s.p.mu.Lock()
-	s.p.episodes, s.p.since, s.p.updates = m.Episodes, 0, m.Update
-	if m.BestScore != nil { // the learner's best, which includes a resumed run's
-		s.p.offer(*m.BestScore)
-	}
-	s.p.line()
-	s.p.mu.Unlock()
-	return s.Sink.Metrics(m)
 }

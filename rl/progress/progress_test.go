@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -12,10 +12,9 @@ import (
 	"github.com/mlerl/mlerl/task"
 )
 
-// scriptedEnv hands out a fixed list of results; only Next and Busy matter
-// to the progress line.
+// scriptedEnv hands out a fixed list of results; only Next matters here.
 type scriptedEnv struct {
-	trainEnv
+	rl.Env
 	results []episode.Result
 }
 
@@ -24,16 +23,11 @@ func (e *scriptedEnv) Next(context.Context) (episode.Result, error) {
 	e.results = e.results[1:]
 	return r, nil
 }
-func (e *scriptedEnv) Busy() int { return 2 }
-
-type nopSink struct{ rl.Sink }
-
-func (nopSink) Metrics(rl.Metrics) error { return nil }
 
 // The progress line counts episodes and the best score as results arrive,
 // before any update, compares scores the metric's way, and takes the
 // learner's (possibly resumed) best at an update without losing a better one.
-func TestProgressCountsResultsAsTheyArrive(t *testing.T) {
+func TestLineCountsResultsAsTheyArrive(t *testing.T) {
 	score := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
 		metric  string
@@ -56,21 +50,20 @@ func TestProgressCountsResultsAsTheyArrive(t *testing.T) {
 	} {
 		t.Run(tc.metric, func(t *testing.T) {
 			var out bytes.Buffer
-			env := &scriptedEnv{results: tc.results}
-			p := newProgress(&out, 4*time.Minute, env, &task.Task{Name: "t", Metric: tc.metric})
-			pe := progressEnv{env, p}
+			p := New(&out, 4*time.Minute, func() int { return 2 }, &task.Task{Name: "t", Metric: tc.metric})
+			env := p.Env(&scriptedEnv{results: tc.results})
 			for range tc.results {
-				if _, err := pe.Next(context.Background()); err != nil {
+				if _, err := env.Next(context.Background()); err != nil {
 					t.Fatal(err)
 				}
 			}
-			p.line()
+			p.Print()
 			if got := out.String(); !strings.Contains(got, tc.before) {
 				t.Errorf("before the update: %q, want %q", got, tc.before)
 			}
 			out.Reset()
 			// An update that has seen 7 episodes in all (2 from a resumed run).
-			if err := (progressSink{nopSink{}, p}).Metrics(rl.Metrics{Update: 1, Episodes: 7, BestScore: score(tc.learner)}); err != nil {
+			if err := p.Sink(rl.Discard{}).Metrics(rl.Metrics{Update: 1, Episodes: 7, BestScore: score(tc.learner)}); err != nil {
 				t.Fatal(err)
 			}
 			if got := out.String(); !strings.Contains(got, tc.after) {
