@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -83,10 +82,11 @@ type queueEnv struct {
 	localSlots int
 }
 
-// newEnv makes the executors of a run: every execution is a job on the run's
+// newQueue makes the executors of a run: every execution is a job on the run's
 // queue (embedded in this process unless --nats names a server), served by
 // rc.Workers local slots and by any `mlerl worker` that joins.
-func newEnv(ctx context.Context, rc runConfig, qf *queueFlags, dir string, resuming bool, runner *episode.Runner, tasks []*episode.Prepared, stderr io.Writer) (*queueEnv, error) {
+func (tr *trainRun) newQueue(ctx context.Context, runner *episode.Runner, tasks []*episode.Prepared) (*queueEnv, error) {
+	rc, qf, dir, resuming, stderr := tr.rc, tr.queue, tr.dir, tr.resuming, tr.stderr
 	if err := qf.check(rc.Workers); err != nil {
 		return nil, err
 	}

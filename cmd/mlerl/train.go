@@ -126,7 +126,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := qf.check(rc.Workers); err != nil {
 		return exitStatus(stderr, err)
 	}
-	return exitStatus(stderr, train(ctx, rc, dir, *resume != "", &ef, &qf, stdout, stderr))
+	tr := trainRun{rc: rc, dir: dir, resuming: *resume != "", env: &ef, queue: &qf, stderr: stderr}
+	return exitStatus(stderr, tr.run(ctx))
 }
 
 // resumeFlags are the flags --resume takes: the budget (how a run is
@@ -179,7 +180,19 @@ func (rc runConfig) check() error {
 	return nil
 }
 
-func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *envFlags, qf *queueFlags, stdout, stderr io.Writer) error {
+// trainRun is one invocation of train: the run's settings (saved in
+// run.json) and what the command line adds for this process.
+type trainRun struct {
+	rc       runConfig
+	dir      string // the run folder
+	resuming bool
+	env      *envFlags   // how programs run (the sandbox, the instrumenter)
+	queue    *queueFlags // where the job queue lives
+	stderr   io.Writer
+}
+
+func (tr *trainRun) run(ctx context.Context) error {
+	rc, dir, resuming, ef, stderr := tr.rc, tr.dir, tr.resuming, tr.env, tr.stderr
 	var tasks []*task.Task
 	var prepared []*episode.Prepared
 	for _, name := range rc.Tasks {
@@ -236,7 +249,7 @@ func train(ctx context.Context, rc runConfig, dir string, resuming bool, ef *env
 	}
 	defer folder.Close()
 
-	q, err := newEnv(ctx, rc, qf, dir, resuming, runner, prepared, stderr)
+	q, err := tr.newQueue(ctx, runner, prepared)
 	if err != nil {
 		return err
 	}
