@@ -666,10 +666,11 @@ type pipes struct {
 	markR, markW *os.File // fd 3
 	upR, upW     *os.File // fd 4: the bootstrap writes one byte once limits hold
 	up           atomic.Bool
+	upCh         chan struct{} // closed when up becomes true
 }
 
 func newPipes() (*pipes, error) {
-	p := &pipes{}
+	p := &pipes{upCh: make(chan struct{})}
 	var err error
 	if p.srcR, p.srcW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("sandbox: pipe: %w", err)
@@ -727,6 +728,7 @@ func (p *pipes) pump(r *run) (wait func()) {
 		var b [1]byte
 		if n, _ := upR.Read(b[:]); n == 1 {
 			p.up.Store(true)
+			close(p.upCh)
 		}
 	}()
 	p.srcW = nil
