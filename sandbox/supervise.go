@@ -54,6 +54,9 @@ type superConfig struct {
 	Restrict bool          `json:"restrict"`
 	HasData  bool          `json:"has_data"`
 	Rules    execRules     `json:"rules"`
+	// ShmBytes > 0: the program gets a private tmpfs of that size at
+	// /dev/shm (root only; see privateShm).
+	ShmBytes int64 `json:"shm_bytes"`
 }
 
 // execRules is what the exec stage restricts itself to before exec'ing python.
@@ -69,7 +72,8 @@ type execRules struct {
 type superStatus struct {
 	Exit     int    `json:"exit"`
 	Signal   string `json:"signal,omitempty"`
-	MaxRSS   int64  `json:"maxrss"` // bytes
+	MaxRSS   int64  `json:"maxrss"`   // bytes
+	ShmPeak  int64  `json:"shm_peak"` // bytes: the peak use of the private /dev/shm
 	TimedOut bool   `json:"timed_out"`
 	Err      string `json:"err,omitempty"`
 }
@@ -95,14 +99,18 @@ func landlockAvailable() error {
 
 // rules lists what the program may touch in the landlock tier: the
 // interpreter's tree and system libraries read-only, the same /etc subset as
-// under bwrap, /proc and CPU topology read-only, its working directory, the
-// task's public data read-only, and the harmless character devices.
+// under bwrap, /proc and CPU topology and quota read-only, its working
+// directory, the task's public data read-only, and the harmless character
+// devices (runSupervised adds a private /dev/shm when it can make one).
 func (s *Sandbox) rules(r *run) execRules {
 	ro := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys/devices/system/cpu"}
 	if s.prefix != "/usr" && s.prefix != "/" {
 		ro = append(ro, s.prefix)
 	}
-	var roFiles []string
+	// loky (joblib's process pool) reads the CPU quota from these before it
+	// starts workers and fails on a refused open; with a working /dev/shm it
+	// gets that far. They hold two numbers, nothing of other processes.
+	roFiles := []string{"/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"}
 	for _, f := range etcFiles {
 		if fi, err := os.Stat(f); err == nil && fi.IsDir() {
 			ro = append(ro, f)
@@ -149,6 +157,16 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 	}
 	if cfg.Restrict {
 		cfg.Rules = s.rules(r)
+		// As root the supervisor can give the program a /dev/shm of its own
+		// (multiprocessing needs one for its semaphores), bounded by the
+		// memory limit and measured. Without root there is no way to mount
+		// one (this tier is for hosts without user namespaces), and the
+		// host's is not granted: it is shared with every other process and
+		// unbounded, so multiprocessing's locks fail there.
+		if r.uid >= 0 && hostHasShm() {
+			cfg.ShmBytes = r.limits.MemoryBytes
+			cfg.Rules.RWDirs = append(cfg.Rules.RWDirs, "/dev/shm")
+		}
 	}
 	js, err := json.Marshal(cfg)
 	if err != nil {
@@ -216,7 +234,7 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 	if st.Err != "" {
 		return fmt.Errorf("sandbox: supervisor: %s", st.Err)
 	}
-	res.ExitCode, res.Signal, res.PeakMemoryBytes = st.Exit, st.Signal, st.MaxRSS
+	res.ExitCode, res.Signal, res.PeakMemoryBytes = st.Exit, st.Signal, st.MaxRSS+st.ShmPeak
 	res.TimedOut = res.TimedOut || st.TimedOut
 	if !p.up.Load() && !res.TimedOut && ctx.Err() == nil {
 		return fmt.Errorf("sandbox: the interpreter did not start (exit %d): %s", res.ExitCode, strings.TrimSpace(string(truncate(r.out.Bytes(), 500))))
@@ -254,6 +272,16 @@ func supervise(arg string) int {
 	runtime.LockOSThread()
 	var cmd *exec.Cmd
 	var selfFile *os.File
+	var shm *memFS
+	if cfg.ShmBytes > 0 {
+		// Before the ruleset is built: its /dev/shm rule must name the
+		// private tmpfs, which only this thread sees.
+		var err error
+		if shm, err = privateShm(cfg.ShmBytes); err != nil {
+			return report(superStatus{Err: fmt.Sprintf("private /dev/shm: %v", err)})
+		}
+		defer shm.close()
+	}
 	switch {
 	case cfg.Restrict && cfg.UID >= 0:
 		// As root the supervisor restricts itself and starts python
@@ -320,6 +348,14 @@ func supervise(arg string) int {
 	// deadline and stop requests, and reaps with WNOHANG.
 	timer := time.NewTimer(cfg.Timeout)
 	defer timer.Stop()
+	// The private /dev/shm is sampled while the program runs (nil channel:
+	// no tick without one).
+	var tick <-chan time.Time
+	if shm != nil {
+		t := time.NewTicker(memSampleEvery)
+		defer t.Stop()
+		tick = t.C
+	}
 	st := superStatus{Exit: -1}
 	mainDone, killing := false, false
 	// reap collects every child that has ended; true when none is left.
@@ -359,6 +395,8 @@ func supervise(arg string) int {
 		}
 		select {
 		case <-sigchld:
+		case <-tick:
+			shm.sample()
 		case <-timer.C:
 			st.TimedOut, killing = true, true
 		case <-stop:
@@ -368,6 +406,11 @@ func supervise(arg string) int {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
 		st.MaxRSS = ru.Maxrss * 1024
+	}
+	if shm != nil {
+		// Files the program left count too.
+		shm.sample()
+		st.ShmPeak = shm.Peak()
 	}
 	return report(st)
 }
