@@ -8,6 +8,8 @@ import os, time
 folder = os.environ.get("SHM_DIR", "/dev/shm")
 target = int(os.environ["TARGET_BYTES"])
 tag = os.environ.get("TAG", "mlerl-shmfill")
+# What else is there: a private /dev/shm holds nothing of the host's.
+print("listing", sorted(os.listdir(folder)), flush=True)
 chunk = b"s" * (16 << 20)
 per_file = 64 << 20
 written, n, names, err = 0, 0, [], None

@@ -1,0 +1,267 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// hasPrivateShm reports whether runs of sb get a private, bounded /dev/shm, and
+// why not when they do not.
+func hasPrivateShm(sb *Sandbox) (bool, string) {
+	switch {
+	case sb.Level() == LevelBwrap:
+		return true, ""
+	case sb.Level() == LevelLandlock && !sb.runAsID:
+		return false, "the landlock tier without root cannot mount a private /dev/shm"
+	case sb.Level() == LevelLandlock && !hostHasShm():
+		return false, "the host has no /dev/shm"
+	case sb.Level() == LevelLandlock:
+		return true, ""
+	}
+	return false, "no private /dev/shm at level " + string(sb.Level())
+}
+
+var writtenRe = regexp.MustCompile(`written (\d+) MiB`)
+
+// written is what shmfill.py reports it wrote, in bytes.
+func written(t *testing.T, out []byte) int64 {
+	t.Helper()
+	m := writtenRe.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no written count in output:\n%s", tail(out))
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n << 20
+}
+
+// A program's memory-backed files (/dev/shm, and /tmp under bwrap) are
+// bounded by its memory limit, kept off the host's /dev/shm, and counted in
+// its peak memory, whether they are left at exit or removed before.
+func TestSharedMemoryBoundedAndCounted(t *testing.T) {
+	const limit = 256 << 20
+	cases := []struct {
+		name      string
+		dir       string
+		bwrapOnly bool // /tmp is a tmpfs only under bwrap (the landlock tier's is on disk)
+		target    int64
+		env       []string
+		full      bool // the program must be refused with ENOSPC at the bound
+	}{
+		{"shm-past-limit", "/dev/shm", false, 3 * limit, []string{"KEEP=1"}, true},
+		{"tmp-past-limit", "/tmp", true, 3 * limit, []string{"KEEP=1"}, true},
+		// Removed before the program ends: only the sampling saw it.
+		{"shm-held-then-removed", "/dev/shm", false, 160 << 20, []string{"HOLD_SECONDS=0.5"}, false},
+	}
+	// A file on the host's /dev/shm the program must not see.
+	hostTag := fmt.Sprintf("mlerl-host-shm-%d", time.Now().UnixNano())
+	if hostHasShm() {
+		hostFile := filepath.Join("/dev/shm", hostTag)
+		if err := os.WriteFile(hostFile, []byte("host"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(hostFile) })
+	}
+	for _, sb := range tiers(t) {
+		for _, c := range cases {
+			t.Run(string(sb.Level())+"/"+c.name, func(t *testing.T) {
+				if ok, why := hasPrivateShm(sb); !ok {
+					t.Skip(why)
+				}
+				if c.bwrapOnly && sb.Level() != LevelBwrap {
+					t.Skip("/tmp is not a tmpfs in this tier")
+				}
+				tag := fmt.Sprintf("mlerl-shmfill-%d", time.Now().UnixNano())
+				env := append([]string{"SHM_DIR=" + c.dir, "TARGET_BYTES=" + fmt.Sprint(c.target), "TAG=" + tag}, c.env...)
+				res := mustRun(t, sb, Spec{Program: hostile(t, "shmfill.py"), Env: env,
+					Limits: Limits{MemoryBytes: limit, Timeout: time.Minute}})
+				if res.ExitCode != 0 || !bytes.Contains(res.Output, []byte("done")) {
+					t.Fatalf("exit %d:\n%s", res.ExitCode, tail(res.Output))
+				}
+				n := written(t, res.Output)
+				if c.full {
+					if !bytes.Contains(res.Output, []byte("stopped by OSError 28")) {
+						t.Errorf("not refused with ENOSPC:\n%s", tail(res.Output))
+					}
+					// It reached the bound (a few MiB of the program's own
+					// use may sit there first), and not past it.
+					if n > limit || n < limit-32<<20 {
+						t.Errorf("wrote %d MiB under a %d MiB limit", n>>20, limit>>20)
+					}
+				} else if n != c.target {
+					t.Errorf("wrote %d MiB, want %d", n>>20, c.target>>20)
+				}
+				// Counted: the files on top of the interpreter's own few tens
+				// of MiB.
+				if res.PeakMemoryBytes < n+4<<20 || res.PeakMemoryBytes > n+200<<20 {
+					t.Errorf("peak memory %d MiB after writing %d MiB, want the files counted in it", res.PeakMemoryBytes>>20, n>>20)
+				}
+				if bytes.Contains(res.Output, []byte(hostTag)) {
+					t.Errorf("the program sees the host's /dev/shm:\n%s", tail(res.Output))
+				}
+				for _, d := range []string{"/dev/shm", os.TempDir()} {
+					if left, _ := filepath.Glob(filepath.Join(d, tag+"*")); len(left) > 0 {
+						for _, f := range left {
+							os.Remove(f)
+						}
+						t.Errorf("the program's files are on the host: %v", left)
+					}
+				}
+			})
+		}
+	}
+}
+
+// multiprocessing needs /dev/shm: its locks and queues are POSIX semaphores
+// there, shared_memory blocks are files there. Every tier with a private
+// /dev/shm must run it.
+func TestMultiprocessing(t *testing.T) {
+	prog := `import multiprocessing as mp
+from multiprocessing import shared_memory
+
+def square(x):
+    return x * x
+
+if __name__ == "__main__":
+    lock = mp.Lock()
+    with lock:
+        pass
+    q = mp.Queue()
+    q.put("queued")
+    print(q.get(timeout=10))
+    with mp.Pool(2) as pool:
+        print("pool", sum(pool.map(square, range(10))))
+    block = shared_memory.SharedMemory(create=True, size=1 << 20)
+    block.buf[:5] = b"hello"
+    other = shared_memory.SharedMemory(name=block.name)
+    print("shared", bytes(other.buf[:5]).decode())
+    other.close()
+    block.close()
+    block.unlink()
+`
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			if ok, why := hasPrivateShm(sb); !ok {
+				t.Skip(why)
+			}
+			res := mustRun(t, sb, Spec{Program: []byte(prog), Limits: Limits{Timeout: time.Minute}})
+			for _, want := range []string{"queued", "pool 285", "shared hello"} {
+				if res.ExitCode != 0 || !bytes.Contains(res.Output, []byte(want)) {
+					t.Errorf("exit %d, output lacks %q:\n%s", res.ExitCode, want, tail(res.Output))
+				}
+			}
+		})
+	}
+}
+
+// meminfoShmem is the host's Shmem of /proc/meminfo in bytes: every tmpfs
+// and shared-memory page of the machine.
+func meminfoShmem() int64 {
+	b, _ := os.ReadFile("/proc/meminfo")
+	for _, l := range strings.Split(string(b), "\n") {
+		var kb int64
+		if n, _ := fmt.Sscanf(l, "Shmem: %d kB", &kb); n == 1 {
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+// The figures of issue 13: how much host memory a program limited to 1 GiB
+// can fill through /dev/shm and /tmp, and the peak reported. The host's
+// Shmem is sampled while it runs (other work on the machine moves it too,
+// hence not part of the ordinary tests). Measured 2026-11-24 on the 2-core
+// development machine (root):
+//
+//	                  before (01e75aa)                 after
+//	bwrap /dev/shm    3072 MiB filled, peak 24 MiB       1024 MiB (ENOSPC), peak 1048 MiB
+//	bwrap /tmp        1024 MiB (size was the file limit), 1024 MiB (ENOSPC), peak 1048 MiB
+//	                  peak 24 MiB
+//	landlock /dev/shm refused (no /dev/shm: multiprocessing 1024 MiB (ENOSPC), peak 1048 MiB
+//	                  failed), peak 24 MiB
+//
+// Run: MLERL_BENCH=1 go test -run TestShmFillFigures -v ./sandbox/
+func TestShmFillFigures(t *testing.T) {
+	if os.Getenv("MLERL_BENCH") != "1" {
+		t.Skip("set MLERL_BENCH=1 to measure what a 1 GiB-limited program fills (writes 1 GiB per case)")
+	}
+	const limit = 1 << 30
+	for _, sb := range tiers(t) {
+		for _, dir := range []string{"/dev/shm", "/tmp"} {
+			t.Run(string(sb.Level())+dir, func(t *testing.T) {
+				if ok, why := hasPrivateShm(sb); !ok {
+					t.Skip(why)
+				}
+				if dir == "/tmp" && sb.Level() != LevelBwrap {
+					t.Skip("/tmp is not a tmpfs in this tier")
+				}
+				base := meminfoShmem()
+				var rose atomic.Int64
+				stop := make(chan struct{})
+				sampled := make(chan struct{})
+				go func() {
+					defer close(sampled)
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(10 * time.Millisecond):
+						}
+						if v := meminfoShmem() - base; v > rose.Load() {
+							rose.Store(v)
+						}
+					}
+				}()
+				res := mustRun(t, sb, Spec{Program: hostile(t, "shmfill.py"), Limits: Limits{MemoryBytes: limit, Timeout: 2 * time.Minute},
+					Env: []string{"TARGET_BYTES=" + fmt.Sprint(3*limit), "HOLD_SECONDS=0.5", "SHM_DIR=" + dir}})
+				close(stop)
+				<-sampled
+				n := written(t, res.Output)
+				t.Logf("%s %s: wrote %d MiB, host Shmem rose by up to %d MiB, peak memory %d MiB, exit %d",
+					sb.Level(), dir, n>>20, rose.Load()>>20, res.PeakMemoryBytes>>20, res.ExitCode)
+				if n > limit || rose.Load() > limit+256<<20 {
+					t.Errorf("a 1 GiB-limited program filled %d MiB (host Shmem +%d MiB)", n>>20, rose.Load()>>20)
+				}
+				if res.PeakMemoryBytes < n {
+					t.Errorf("peak memory %d MiB below the %d MiB written", res.PeakMemoryBytes>>20, n>>20)
+				}
+			})
+		}
+	}
+}
+
+// The bwrap tier's /dev is read-only: without root its tmpfs belongs to the
+// program's uid, and would be memory no bound covers. The test builds that
+// configuration (as TestInitIgnoresProgramSignals does) when the host is
+// root, where file permissions alone would refuse the write.
+func TestDevReadOnly(t *testing.T) {
+	sbs := tiers(t)
+	if sbs[0].Level() != LevelBwrap {
+		t.Skip("needs the bwrap tier")
+	}
+	sb := *sbs[0]
+	if sb.runAsID {
+		sb.runAsID = false
+		if err := sb.prepareBwrap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := mustRun(t, &sb, Spec{Program: []byte(`import errno, os
+print("owner", os.stat("/dev").st_uid == os.getuid())
+try:
+    open("/dev/planted", "w").write("x")
+    print("wrote /dev")
+except OSError as e:
+    print("refused", errno.errorcode[e.errno])
+`)})
+	if !bytes.Contains(res.Output, []byte("owner True")) || !bytes.Contains(res.Output, []byte("refused EROFS")) {
+		t.Errorf("exit %d, want /dev owned by the program and read-only:\n%s", res.ExitCode, tail(res.Output))
+	}
+}
