@@ -202,6 +202,11 @@ type Sandbox struct {
 	runAsID bool     // run programs under a per-run uid (we are root)
 	sysPath string   // sys.path[1:] with site, ":"-joined; the sandbox runs python -S
 	boot    []string // how the interpreter gets the bootstrap: "-c" and its code
+	// privShm: landlock-tier programs get a private, bounded /dev/shm (as
+	// root, where the supervisor can mount one); shmErr says why not when
+	// root could not.
+	privShm bool
+	shmErr  string
 }
 
 //go:embed bootstrap.py
@@ -370,7 +375,15 @@ func (s *Sandbox) probe(ctx context.Context, l Level) error {
 	defer func() { s.level = "" }()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, err := s.Run(ctx, Spec{Program: []byte("import os\nos.write(3, b'm')\nprint('ok')\n")})
+	probe := Spec{Program: []byte("import os\nos.write(3, b'm')\nprint('ok')\n")}
+	s.privShm = l == LevelLandlock && s.runAsID && hostHasShm()
+	res, err := s.Run(ctx, probe)
+	if err != nil && s.privShm && ctx.Err() == nil {
+		// Root without CAP_SYS_ADMIN (a container's usual root) cannot make
+		// a mount namespace: the tier still works, without a /dev/shm.
+		s.privShm, s.shmErr = false, err.Error()
+		res, err = s.Run(ctx, probe)
+	}
 	if err != nil {
 		return err
 	}

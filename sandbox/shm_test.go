@@ -13,8 +13,21 @@ import (
 	"time"
 )
 
-// hasPrivateShm reports whether runs of sb get a private, bounded /dev/shm, and
-// why not when they do not.
+// needPrivateShm skips a test of the private /dev/shm when runs of sb do
+// not get one, saying why, and fails it when they should: as root with
+// CAP_SYS_ADMIN the landlock tier's supervisor can mount one.
+func needPrivateShm(t *testing.T, sb *Sandbox) {
+	t.Helper()
+	if ok, why := hasPrivateShm(sb); !ok {
+		if sb.Level() == LevelLandlock && sb.runAsID && hostHasShm() && capSysAdmin() {
+			t.Fatalf("root with CAP_SYS_ADMIN, yet %s", why)
+		}
+		t.Skip(why)
+	}
+}
+
+// hasPrivateShm reports whether runs of sb get a private, bounded /dev/shm,
+// and why not when they do not.
 func hasPrivateShm(sb *Sandbox) (bool, string) {
 	switch {
 	case sb.Level() == LevelBwrap:
@@ -23,10 +36,24 @@ func hasPrivateShm(sb *Sandbox) (bool, string) {
 		return false, "the landlock tier without root cannot mount a private /dev/shm"
 	case sb.Level() == LevelLandlock && !hostHasShm():
 		return false, "the host has no /dev/shm"
+	case sb.Level() == LevelLandlock && !sb.privShm:
+		return false, "root could not mount a private /dev/shm: " + sb.shmErr
 	case sb.Level() == LevelLandlock:
 		return true, ""
 	}
 	return false, "no private /dev/shm at level " + string(sb.Level())
+}
+
+// capSysAdmin reports whether this process has CAP_SYS_ADMIN (bit 21).
+func capSysAdmin() bool {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && caps&(1<<21) != 0
+		}
+	}
+	return false
 }
 
 var writtenRe = regexp.MustCompile(`written (\d+) MiB`)
@@ -72,9 +99,7 @@ func TestSharedMemoryBoundedAndCounted(t *testing.T) {
 	for _, sb := range tiers(t) {
 		for _, c := range cases {
 			t.Run(string(sb.Level())+"/"+c.name, func(t *testing.T) {
-				if ok, why := hasPrivateShm(sb); !ok {
-					t.Skip(why)
-				}
+				needPrivateShm(t, sb)
 				if c.bwrapOnly && sb.Level() != LevelBwrap {
 					t.Skip("/tmp is not a tmpfs in this tier")
 				}
@@ -148,9 +173,7 @@ if __name__ == "__main__":
 `
 	for _, sb := range tiers(t) {
 		t.Run(string(sb.Level()), func(t *testing.T) {
-			if ok, why := hasPrivateShm(sb); !ok {
-				t.Skip(why)
-			}
+			needPrivateShm(t, sb)
 			res := mustRun(t, sb, Spec{Program: []byte(prog), Limits: Limits{Timeout: time.Minute}})
 			for _, want := range []string{"queued", "pool 285", "shared hello"} {
 				if res.ExitCode != 0 || !bytes.Contains(res.Output, []byte(want)) {
@@ -196,9 +219,7 @@ func TestShmFillFigures(t *testing.T) {
 	for _, sb := range tiers(t) {
 		for _, dir := range []string{"/dev/shm", "/tmp"} {
 			t.Run(string(sb.Level())+dir, func(t *testing.T) {
-				if ok, why := hasPrivateShm(sb); !ok {
-					t.Skip(why)
-				}
+				needPrivateShm(t, sb)
 				if dir == "/tmp" && sb.Level() != LevelBwrap {
 					t.Skip("/tmp is not a tmpfs in this tier")
 				}

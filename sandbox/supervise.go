@@ -163,7 +163,7 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 		// one (this tier is for hosts without user namespaces), and the
 		// host's is not granted: it is shared with every other process and
 		// unbounded, so multiprocessing's locks fail there.
-		if r.uid >= 0 && hostHasShm() {
+		if s.privShm {
 			cfg.ShmBytes = r.limits.MemoryBytes
 			cfg.Rules.RWDirs = append(cfg.Rules.RWDirs, "/dev/shm")
 		}
