@@ -28,6 +28,18 @@ import (
 // missed, though never more than the size bound. The sum of peak RSS and
 // peak tmpfs use is an upper bound of the run's memory: pages of a tmpfs file
 // the program maps count in the mapping process's RSS as well.
+//
+// The landlock tier without root gets no /dev/shm at all, and
+// multiprocessing's locks, queues and pools (POSIX semaphores, which glibc
+// always makes in /dev/shm) fail there. That tier is for hosts without user
+// namespaces, so nothing can be mounted for the program, and the host's
+// /dev/shm is not granted instead: it is bounded only by half the host's
+// RAM, and every run of the same uid would see, and could alter, the others'
+// semaphores. No environment setting moves glibc's /dev/shm; redirecting
+// the program's opens there with seccomp user notification would cost a
+// round trip to the supervisor on every file the program opens (Python's
+// imports are hundreds), and is not done. joblib, seeing no working
+// semaphores, falls back to running serially.
 
 // memSampleEvery is how often a run's tmpfs is measured: statfs is one cheap
 // system call, and at tmpfs write speeds (a few GB/s) 10 ms is at most some
