@@ -144,6 +144,41 @@ func TestSharedMemoryBoundedAndCounted(t *testing.T) {
 	}
 }
 
+// Shared memory is also made by sizing a file and touching its pages
+// through a mapping (multiprocessing.shared_memory, numpy memmaps): the size
+// is granted sparse, and the first page past the bound kills the program
+// with SIGBUS. The pages it got count twice in the peak (in the tmpfs and in
+// the mapping's RSS), an upper bound.
+func TestSharedMemoryMappedPastLimit(t *testing.T) {
+	const limit = 256 << 20
+	prog := `from multiprocessing import shared_memory
+block = shared_memory.SharedMemory(create=True, size=3 * (256 << 20))
+print("sized", block.size >> 20, flush=True)
+buf = block.buf
+for i in range(0, block.size, 4096):
+    buf[i] = 1
+    if i % (64 << 20) == 0:
+        print("touched", i >> 20, flush=True)
+print("touched all")
+`
+	for _, sb := range tiers(t) {
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			needPrivateShm(t, sb)
+			res := mustRun(t, sb, Spec{Program: []byte(prog), Limits: Limits{MemoryBytes: limit, Timeout: time.Minute}})
+			if res.Signal != "SIGBUS" || !bytes.Contains(res.Output, []byte("sized 768")) || bytes.Contains(res.Output, []byte("touched all")) {
+				t.Fatalf("exit %d signal %q, want SIGBUS at the bound:\n%s", res.ExitCode, res.Signal, tail(res.Output))
+			}
+			if bytes.Contains(res.Output, []byte("touched 256")) {
+				t.Errorf("touched past the %d MiB bound:\n%s", limit>>20, tail(res.Output))
+			}
+			t.Logf("peak memory %d MiB", res.PeakMemoryBytes>>20)
+			if res.PeakMemoryBytes < limit || res.PeakMemoryBytes > 2*limit+200<<20 {
+				t.Errorf("peak memory %d MiB, want the %d MiB mapped counted", res.PeakMemoryBytes>>20, limit>>20)
+			}
+		})
+	}
+}
+
 // multiprocessing needs /dev/shm: its locks and queues are POSIX semaphores
 // there, shared_memory blocks are files there. Every tier with a private
 // /dev/shm must run it.
