@@ -183,6 +183,10 @@ func openBwrapTmp(pid int) (*memFS, error) {
 	return m, nil
 }
 
+// shmMaxFiles bounds the files of the landlock tier's private /dev/shm (a
+// million empty files would hold about a GiB of kernel memory).
+const shmMaxFiles = 1 << 16
+
 // privateShm gives the calling thread (and the processes it starts) a mount
 // namespace of its own with a fresh tmpfs of size bytes at /dev/shm, and
 // returns a sampler of it. Needs CAP_SYS_ADMIN: the landlock tier calls it
@@ -200,7 +204,9 @@ func privateShm(size int64) (*memFS, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return nil, fmt.Errorf("make mounts private: %w", err)
 	}
-	opts := fmt.Sprintf("size=%d,mode=1777", size)
+	// Inodes are kernel memory the size does not count; the default allows
+	// millions. Semaphores and shared blocks are a few files each.
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=1777", size, shmMaxFiles)
 	if err := unix.Mount("mlerl-shm", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return nil, fmt.Errorf("mount tmpfs on /dev/shm: %w", err)
 	}

@@ -179,6 +179,38 @@ print("touched all")
 	}
 }
 
+// The landlock tier's private /dev/shm also bounds its number of files:
+// inodes are kernel memory its size does not count. (bwrap cannot set a
+// tmpfs's inode count.)
+func TestShmFileCountBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 66,536 files (about 5 s)")
+	}
+	prog := fmt.Sprintf(`import os
+n = 0
+try:
+    while n < %d:
+        open("/dev/shm/f%%d" %% n, "w").close()
+        n += 1
+except OSError as e:
+    print("refused", e.errno)
+print("files", n)
+`, shmMaxFiles+1000)
+	for _, sb := range tiers(t) {
+		if sb.Level() != LevelLandlock {
+			continue
+		}
+		t.Run(string(sb.Level()), func(t *testing.T) {
+			needPrivateShm(t, sb)
+			res := mustRun(t, sb, Spec{Program: []byte(prog), Limits: Limits{Timeout: time.Minute}})
+			var n int
+			if _, err := fmt.Sscanf(string(bytes.TrimSpace(tail(res.Output))), "refused 28\nfiles %d", &n); err != nil || n > shmMaxFiles {
+				t.Errorf("want ENOSPC within %d files (%v):\n%s", shmMaxFiles, err, tail(res.Output))
+			}
+		})
+	}
+}
+
 // multiprocessing needs /dev/shm: its locks and queues are POSIX semaphores
 // there, shared_memory blocks are files there. Every tier with a private
 // /dev/shm must run it.
