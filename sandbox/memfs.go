@@ -29,17 +29,17 @@ import (
 // peak tmpfs use is an upper bound of the run's memory: pages of a tmpfs file
 // the program maps count in the mapping process's RSS as well.
 //
-// The landlock tier without root gets no /dev/shm at all, and
+// Where the landlock tier can make no mount namespace (a host without user
+// namespaces, which is what the tier is for, or root without CAP_SYS_ADMIN,
+// as in a container) the program gets no /dev/shm at all, and
 // multiprocessing's locks, queues and pools (POSIX semaphores, which glibc
-// always makes in /dev/shm) fail there. That tier is for hosts without user
-// namespaces, so nothing can be mounted for the program, and the host's
-// /dev/shm is not granted instead: it is bounded only by half the host's
-// RAM, and every run of the same uid would see, and could alter, the others'
-// semaphores. No environment setting moves glibc's /dev/shm; redirecting
-// the program's opens there with seccomp user notification would cost a
-// round trip to the supervisor on every file the program opens (Python's
-// imports are hundreds), and is not done. joblib, seeing no working
-// semaphores, falls back to running serially.
+// always makes in /dev/shm) fail there; joblib, seeing no working
+// semaphores, runs serially. The host's /dev/shm is not granted instead: it
+// is bounded only by half the host's RAM, and every run of the same uid
+// would see, and could alter, the others' semaphores. No environment
+// setting moves glibc's /dev/shm, and redirecting the program's opens there
+// with seccomp user notification would cost a round trip to the supervisor
+// on every file the program opens (Python's imports are hundreds).
 
 // memSampleEvery is how often a run's tmpfs is measured: statfs is one cheap
 // system call, and at tmpfs write speeds (a few GB/s) 10 ms is at most some
@@ -189,9 +189,9 @@ const shmMaxFiles = 1 << 16
 
 // privateShm gives the calling thread (and the processes it starts) a mount
 // namespace of its own with a fresh tmpfs of size bytes at /dev/shm, and
-// returns a sampler of it. Needs CAP_SYS_ADMIN: the landlock tier calls it
-// only as root. The caller must hold its OS thread locked for as long as it
-// starts processes or opens paths that must see this /dev/shm.
+// returns a sampler of it. Needs CAP_SYS_ADMIN: the supervisor calls it as
+// root. The caller must hold its OS thread locked for as long as it starts
+// processes or opens paths that must see this /dev/shm.
 func privateShm(size int64) (*memFS, error) {
 	// Mount namespaces are per thread; Go starts new threads from a clean
 	// template thread when the current one is locked, so the namespace stays
@@ -199,16 +199,8 @@ func privateShm(size int64) (*memFS, error) {
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 		return nil, fmt.Errorf("unshare mount namespace: %w", err)
 	}
-	// Private first: with the host's usual shared propagation, the mount
-	// below would appear on the host's /dev/shm.
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return nil, fmt.Errorf("make mounts private: %w", err)
-	}
-	// Inodes are kernel memory the size does not count; the default allows
-	// millions. Semaphores and shared blocks are a few files each.
-	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=1777", size, shmMaxFiles)
-	if err := unix.Mount("mlerl-shm", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
-		return nil, fmt.Errorf("mount tmpfs on /dev/shm: %w", err)
+	if err := mountShm(size); err != nil {
+		return nil, err
 	}
 	fd, err := unix.Open("/dev/shm", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -219,6 +211,73 @@ func privateShm(size int64) (*memFS, error) {
 		return nil, fmt.Errorf("private /dev/shm: %w", err)
 	}
 	return m, nil
+}
+
+// mountShm mounts a tmpfs of size bytes on /dev/shm, in a mount namespace
+// the caller has just made (privateShm as root; the exec stage without root,
+// started in a user and mount namespace of its own).
+func mountShm(size int64) error {
+	// Private first: with the host's usual shared propagation, the mount
+	// below would appear on the host's /dev/shm.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	// Inodes are kernel memory the size does not count; the default allows
+	// millions. Semaphores and shared blocks are a few files each.
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=1777", size, shmMaxFiles)
+	if err := unix.Mount("mlerl-shm", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("mount tmpfs on /dev/shm: %w", err)
+	}
+	return nil
+}
+
+// dropCaps clears every capability of the calling thread, ambient ones
+// included, so the program it executes next starts with none (the exec
+// stage raised CAP_SYS_ADMIN in its user namespace to mount /dev/shm).
+func dropCaps() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clear capabilities: %w", err)
+	}
+	return nil
+}
+
+// openChildShm opens the /dev/shm process pid sees, once it is not the
+// host's (the exec stage mounts its own shortly after it starts): nil and
+// no error until then. pid must be an unreaped child of the caller, so it
+// cannot be reused meanwhile.
+func openChildShm(pid int, host uint64) (*memFS, error) {
+	root, err := unix.Open(filepath.Join("/proc", fmt.Sprint(pid), "root"), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("root of %d: %w", pid, err)
+	}
+	defer unix.Close(root)
+	fd, err := unix.Openat2(root, "dev/shm", &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("/dev/shm of %d: %w", pid, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Dev == host {
+		unix.Close(fd)
+		return nil, err
+	}
+	return openMemFS(fd)
+}
+
+// hostShmDev is the device of the host's /dev/shm.
+func hostShmDev() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/dev/shm", &st) != nil {
+		return 0
+	}
+	return st.Dev
 }
 
 // hostHasShm reports whether the host has a /dev/shm folder to mount over.

@@ -20,11 +20,14 @@
 //     python under the run's uid; otherwise through a second re-exec, an exec
 //     stage with a Landlock domain nested below the supervisor's. The
 //     supervisor kills every descendant when the run ends and reports the
-//     peak memory from its RUSAGE_CHILDREN. As root (with CAP_SYS_ADMIN) it
-//     also gives the program a mount namespace with a private tmpfs at
-//     /dev/shm the size of the memory limit, so multiprocessing works;
-//     otherwise the program has no /dev/shm (see memfs.go for why the
-//     host's is not shared) and multiprocessing's locks fail.
+//     peak memory from its RUSAGE_CHILDREN. The program also gets a mount
+//     namespace with a private tmpfs at /dev/shm the size of the memory
+//     limit, so multiprocessing works: made by the supervisor as root (with
+//     CAP_SYS_ADMIN), by the exec stage in a user namespace of its own
+//     otherwise. Where neither can be made (a host without user
+//     namespaces, a container's root) the program has no /dev/shm (see
+//     memfs.go for why the host's is not shared) and multiprocessing's
+//     locks fail.
 //   - "none": no isolation, only when Config.AllowNone is set. It still uses the
 //     supervisor, so limits and whole-tree killing hold.
 //
@@ -209,9 +212,8 @@ type Sandbox struct {
 	runAsID bool     // run programs under a per-run uid (we are root)
 	sysPath string   // sys.path[1:] with site, ":"-joined; the sandbox runs python -S
 	boot    []string // how the interpreter gets the bootstrap: "-c" and its code
-	// privShm: landlock-tier programs get a private, bounded /dev/shm (as
-	// root, where the supervisor can mount one); shmErr says why not when
-	// root could not.
+	// privShm: landlock-tier programs get a private, bounded /dev/shm
+	// (New found one can be mounted); shmErr says why not when it failed.
 	privShm bool
 	shmErr  string
 }
@@ -383,11 +385,12 @@ func (s *Sandbox) probe(ctx context.Context, l Level) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	probe := Spec{Program: []byte("import os\nos.write(3, b'm')\nprint('ok')\n")}
-	s.privShm = l == LevelLandlock && s.runAsID && hostHasShm()
+	s.privShm = l == LevelLandlock && hostHasShm()
 	res, err := s.Run(ctx, probe)
 	if err != nil && s.privShm && ctx.Err() == nil {
-		// Root without CAP_SYS_ADMIN (a container's usual root) cannot make
-		// a mount namespace: the tier still works, without a /dev/shm.
+		// Root without CAP_SYS_ADMIN (a container's usual root), or a host
+		// without user namespaces, cannot make a mount namespace: the tier
+		// still works, without a /dev/shm.
 		s.privShm, s.shmErr = false, err.Error()
 		res, err = s.Run(ctx, probe)
 	}

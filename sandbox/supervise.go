@@ -55,7 +55,7 @@ type superConfig struct {
 	HasData  bool          `json:"has_data"`
 	Rules    execRules     `json:"rules"`
 	// ShmBytes > 0: the program gets a private tmpfs of that size at
-	// /dev/shm (root only; see privateShm).
+	// /dev/shm (see privateShm, and execRules.ShmBytes without root).
 	ShmBytes int64 `json:"shm_bytes"`
 }
 
@@ -66,6 +66,9 @@ type execRules struct {
 	ROFiles []string `json:"ro_files"`
 	RWDirs  []string `json:"rw_dirs"`
 	RWFiles []string `json:"rw_files"`
+	// ShmBytes > 0: mount a tmpfs of that size at /dev/shm first (the exec
+	// stage is then started in a user and mount namespace of its own).
+	ShmBytes int64 `json:"shm_bytes"`
 }
 
 // superStatus is what the supervisor reports back on fd 6.
@@ -157,15 +160,18 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 	}
 	if cfg.Restrict {
 		cfg.Rules = s.rules(r)
-		// As root the supervisor can give the program a /dev/shm of its own
-		// (multiprocessing needs one for its semaphores), bounded by the
-		// memory limit and measured. Without root there is no way to mount
-		// one (this tier is for hosts without user namespaces), and the
-		// host's is not granted: it is shared with every other process and
-		// unbounded, so multiprocessing's locks fail there.
+		// The program gets a /dev/shm of its own (multiprocessing needs one
+		// for its semaphores), bounded by the memory limit and measured,
+		// where New found one can be mounted: as root, or without root
+		// where user namespaces are allowed. Otherwise it has none: the
+		// host's is shared with every other process and unbounded, so it is
+		// not granted, and multiprocessing's locks fail.
 		if s.privShm {
 			cfg.ShmBytes = r.limits.MemoryBytes
 			cfg.Rules.RWDirs = append(cfg.Rules.RWDirs, "/dev/shm")
+			if r.uid < 0 {
+				cfg.Rules.ShmBytes = cfg.ShmBytes
+			}
 		}
 	}
 	js, err := json.Marshal(cfg)
@@ -273,7 +279,7 @@ func supervise(arg string) int {
 	var cmd *exec.Cmd
 	var selfFile *os.File
 	var shm *memFS
-	if cfg.ShmBytes > 0 {
+	if cfg.ShmBytes > 0 && cfg.UID >= 0 {
 		// Before the ruleset is built: its /dev/shm rule must name the
 		// private tmpfs, which only this thread sees.
 		var err error
@@ -326,6 +332,18 @@ func supervise(arg string) int {
 	cmd.ExtraFiles = fds
 	// A new session: no controlling terminal to inject input into.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	childShm := cfg.Restrict && cfg.UID < 0 && cfg.Rules.ShmBytes > 0
+	if childShm {
+		// Without root, the exec stage gets a user namespace (our uid and
+		// gid mapped to themselves, so the program sees its own) and a
+		// mount namespace, and CAP_SYS_ADMIN there to mount its /dev/shm;
+		// it clears its capabilities before python runs.
+		uid, gid := os.Getuid(), os.Getgid()
+		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	}
 	if cfg.UID >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.UID), Groups: []uint32{}}
 	}
@@ -349,9 +367,10 @@ func supervise(arg string) int {
 	timer := time.NewTimer(cfg.Timeout)
 	defer timer.Stop()
 	// The private /dev/shm is sampled while the program runs (nil channel:
-	// no tick without one).
+	// no tick without one). The exec stage's is found once it is mounted.
 	var tick <-chan time.Time
-	if shm != nil {
+	hostShm := hostShmDev()
+	if shm != nil || childShm {
 		t := time.NewTicker(memSampleEvery)
 		defer t.Stop()
 		tick = t.C
@@ -396,7 +415,19 @@ func supervise(arg string) int {
 		select {
 		case <-sigchld:
 		case <-tick:
-			shm.sample()
+			if shm == nil {
+				var err error
+				if shm, err = openChildShm(mainPID, hostShm); err != nil && !hasEnded(mainPID) {
+					st.Err = fmt.Sprintf("measure the private /dev/shm: %v", err)
+					killing = true
+				}
+				if shm != nil {
+					defer shm.close()
+				}
+			}
+			if shm != nil {
+				shm.sample()
+			}
 		case <-timer.C:
 			st.TimedOut, killing = true, true
 		case <-stop:
@@ -413,6 +444,15 @@ func supervise(arg string) int {
 		st.ShmPeak = shm.Peak()
 	}
 	return report(st)
+}
+
+// hasEnded reports whether child pid has exited (without reaping it): its
+// /proc entry then no longer leads to its files.
+func hasEnded(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	// A zero siginfo means still running; an error, that it is gone.
+	return err != nil || info.Signo != 0
 }
 
 // killDescendants SIGKILLs every process below this one, repeating until a
@@ -489,6 +529,17 @@ func execStage(arg string) int {
 	// Our own executable must not stay open in python.
 	unix.CloseOnExec(selfFD)
 	runtime.LockOSThread()
+	if r.ShmBytes > 0 {
+		// This thread execs python: its capabilities are the ones to clear.
+		if err := mountShm(r.ShmBytes); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: exec stage: %v\n", err)
+			return 126
+		}
+		if err := dropCaps(); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: exec stage: %v\n", err)
+			return 126
+		}
+	}
 	if err := restrict(r); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: exec stage: %v\n", err)
 		return 126
