@@ -277,14 +277,12 @@ func meminfoShmem() int64 {
 // can fill through /dev/shm and /tmp, and the peak reported. The host's
 // Shmem is sampled while it runs (other work on the machine moves it too,
 // hence not part of the ordinary tests). Measured 2026-11-24 on the 2-core
-// development machine (root):
+// development machine, as root and (the same figures) as nobody:
 //
-//	                  before (01e75aa)                 after
-//	bwrap /dev/shm    3072 MiB filled, peak 24 MiB       1024 MiB (ENOSPC), peak 1048 MiB
-//	bwrap /tmp        1024 MiB (size was the file limit), 1024 MiB (ENOSPC), peak 1048 MiB
-//	                  peak 24 MiB
-//	landlock /dev/shm refused (no /dev/shm: multiprocessing 1024 MiB (ENOSPC), peak 1048 MiB
-//	                  failed), peak 24 MiB
+//	                  before (01e75aa)                       after
+//	bwrap /dev/shm    3072 MiB (all it tried), peak 24 MiB   1024 MiB, then ENOSPC; peak 1048 MiB
+//	bwrap /tmp        1024 MiB (sized as a file), peak 24    1024 MiB with /dev/shm, ENOSPC; peak 1048
+//	landlock /dev/shm none (refused: multiprocessing fails) 1024 MiB, then ENOSPC; peak 1048 MiB
 //
 // Run: MLERL_BENCH=1 go test -run TestShmFillFigures -v ./sandbox/
 func TestShmFillFigures(t *testing.T) {
