@@ -277,7 +277,8 @@ func meminfoShmem() int64 {
 // can fill through /dev/shm and /tmp, and the peak reported. The host's
 // Shmem is sampled while it runs (other work on the machine moves it too,
 // hence not part of the ordinary tests). Measured 2026-11-24 on the 2-core
-// development machine, as root and (the same figures) as nobody:
+// development machine as root (the after column also as nobody, with the
+// same figures):
 //
 //	                  before (01e75aa)                       after
 //	bwrap /dev/shm    3072 MiB (all it tried), peak 24 MiB   1024 MiB, then ENOSPC; peak 1048 MiB
