@@ -14,7 +14,7 @@ import (
 )
 
 // A run's memory-backed files: /tmp and /dev/shm under bwrap, /dev/shm in the
-// landlock tier as root. They are tmpfs, whose pages are host RAM that no
+// landlock tier (where it can be mounted). They are tmpfs, whose pages are host RAM that no
 // process's RSS shows (unless mapped) and that RLIMIT_DATA does not bound: a
 // program could otherwise fill the host's memory through them. Each tier
 // therefore gives the run a private tmpfs sized to its memory limit (writes
@@ -25,7 +25,8 @@ import (
 // The peak is sampled (every memSampleEvery, and once when the run is over,
 // from a descriptor that keeps the file system alive after the program's
 // namespace is gone): files that fill and vanish between two samples are
-// missed, though never more than the size bound. The sum of peak RSS and
+// missed, though never more than the size bound, and so may be what a
+// program that ends within one sample wrote. The sum of peak RSS and
 // peak tmpfs use is an upper bound of the run's memory: pages of a tmpfs file
 // the program maps count in the mapping process's RSS as well.
 //
