@@ -16,6 +16,13 @@ import (
 // sandboxHome is the working directory as the program sees it under bwrap.
 const sandboxHome = "/sandbox"
 
+// shmInTmp is the folder of the bwrap tier's /tmp that /dev/shm links to.
+const shmInTmp = "/tmp/.shm"
+
+// infoFD is where bwrap gets the pipe for its --info-fd report (the
+// child's pid and namespaces); 3 and 4 are the program's.
+const infoFD = 5
+
 // etcFiles is the part of /etc a scientific Python stack reads: the dynamic
 // linker's cache (without it every library is searched for, slowly), Debian's
 // alternatives (libblas.so.3 resolves through them) and the time zone.
@@ -104,8 +111,14 @@ func (s *Sandbox) prepareBwrap() error {
 	for i, n := range []string{"stdin", "stdout", "stderr"} {
 		a = append(a, "--symlink", fmt.Sprintf("/proc/self/fd/%d", i), "/dev/"+n)
 	}
-	// multiprocessing's semaphores live in /dev/shm.
-	a = append(a, "--symlink", "/proc/self/fd", "/dev/fd", "--perms", "1777", "--dir", "/dev/shm")
+	// multiprocessing's semaphores and shared memory live in /dev/shm. It is
+	// a folder of the run's /tmp tmpfs (see runBwrap), so one size bound and
+	// one measurement cover both (bwrap can bind only host paths, so the
+	// tmpfs cannot be shown at two places; Debian itself once had /dev/shm
+	// link to /run/shm). /dev is then made read-only: without root its
+	// tmpfs belongs to the program's uid, and would be memory no bound
+	// covers; the device nodes are mounts of their own and stay writable.
+	a = append(a, "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", shmInTmp, "/dev/shm", "--remount-ro", "/dev")
 	s.bwArgs = a
 	return nil
 }
@@ -117,9 +130,20 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	}
 	defer p.close()
 
-	args := append([]string(nil), s.bwArgs...)
-	// The private /tmp is memory; bound it like a file.
-	args = append(args, "--perms", "1777", "--size", fmt.Sprint(r.limits.MaxFileBytes), "--tmpfs", "/tmp")
+	// bwrap reports its child's pid, through which the host measures the
+	// sandbox's /tmp.
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("sandbox: pipe: %w", err)
+	}
+	defer infoR.Close()
+	defer infoW.Close()
+
+	args := append([]string{"--info-fd", fmt.Sprint(infoFD)}, s.bwArgs...)
+	// The private /tmp, /dev/shm's folder included, is memory: bounded by
+	// the memory limit and measured into the peak (memfs.go).
+	args = append(args, "--perms", "1777", "--size", fmt.Sprint(r.limits.MemoryBytes), "--tmpfs", "/tmp",
+		"--perms", "1777", "--dir", shmInTmp)
 	args = append(args, "--bind", r.dir, sandboxHome)
 	if r.spec.DataDir != "" {
 		args = append(args, "--ro-bind", r.spec.DataDir, sandboxHome+"/data")
@@ -134,8 +158,9 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	cmd.Stdin = p.srcR
 	cmd.Stdout = p.outW
 	cmd.Stderr = p.outW
-	// Descriptors: 3 markers, 4 started.
-	cmd.ExtraFiles = []*os.File{p.markW, p.upW}
+	// Descriptors: 3 markers, 4 started, 5 bwrap's info (bwrap does not
+	// pass it on to the sandbox).
+	cmd.ExtraFiles = []*os.File{p.markW, p.upW, infoW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 
 	start := time.Now()
@@ -143,7 +168,18 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 		return fmt.Errorf("sandbox: start bwrap: %w", err)
 	}
 	p.closeChildEnds()
+	infoW.Close()
 	wait := p.pump(r)
+	tmpDone := make(chan struct{})
+	type tmpPeak struct {
+		bytes int64
+		err   error
+	}
+	tmpRes := make(chan tmpPeak, 1)
+	go func() {
+		n, err := watchBwrapTmp(infoR, p.upCh, tmpDone)
+		tmpRes <- tmpPeak{n, err}
+	}()
 
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -162,6 +198,8 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	// Killing bwrap kills its pid namespace; the pipes close with the last
 	// process in it.
 	waitPumps(wait, p, 5*time.Second)
+	close(tmpDone)
+	tmp := <-tmpRes
 
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
@@ -174,10 +212,15 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	}
 	// bwrap waited for init.sh (pid 1), which waited for the program and
 	// reaped its orphans: the kernel folded their peak RSS into this.
-	res.PeakMemoryBytes = maxRSS(cmd.ProcessState)
+	// Add the peak of its memory-backed files.
+	res.PeakMemoryBytes = maxRSS(cmd.ProcessState) + tmp.bytes
 	if !p.up.Load() && !res.TimedOut && ctx.Err() == nil {
 		// bwrap itself failed before the program ran (bad mount, no userns).
 		return fmt.Errorf("sandbox: bwrap failed (exit %d): %s", res.ExitCode, strings.TrimSpace(string(truncate(r.out.Bytes(), 500))))
+	}
+	if tmp.err != nil && !res.TimedOut && ctx.Err() == nil {
+		// A peak without /tmp would understate the run's memory.
+		return fmt.Errorf("sandbox: measure the sandbox's /tmp: %w", tmp.err)
 	}
 	return nil
 }

@@ -4,8 +4,9 @@
 //
 //   - "bwrap": bubblewrap with every namespace unshared (user, pid, net, ipc,
 //     uts, cgroup, mount). The program sees /usr, a few files of /etc, a fresh
-//     /proc, a /dev with null, zero, full, random, urandom and a shm folder,
-//     a private tmpfs /tmp, and its working directory at
+//     /proc, a read-only /dev with null, zero, full, random, urandom and
+//     /dev/shm (a link to /tmp/.shm), a private tmpfs /tmp the size of the
+//     memory limit, and its working directory at
 //     /sandbox with the task's public files bound read-only at /sandbox/data.
 //     Killing bwrap tears down the pid namespace, so the whole tree dies. A
 //     small shell script (init.sh) is the namespace's pid 1 (bwrap
@@ -19,7 +20,14 @@
 //     python under the run's uid; otherwise through a second re-exec, an exec
 //     stage with a Landlock domain nested below the supervisor's. The
 //     supervisor kills every descendant when the run ends and reports the
-//     peak memory from its RUSAGE_CHILDREN.
+//     peak memory from its RUSAGE_CHILDREN. The program also gets a mount
+//     namespace with a private tmpfs at /dev/shm the size of the memory
+//     limit, so multiprocessing works: made by the supervisor as root (with
+//     CAP_SYS_ADMIN), by the exec stage in a user namespace of its own
+//     otherwise. Where neither can be made (a host without user
+//     namespaces, a container's root) the program has no /dev/shm (see
+//     memfs.go for why the host's is not shared) and multiprocessing's
+//     locks fail.
 //   - "none": no isolation, only when Config.AllowNone is set. It still uses the
 //     supervisor, so limits and whole-tree killing hold.
 //
@@ -30,7 +38,9 @@
 // because glibc, OpenBLAS and xgboost reserve large PROT_NONE address ranges per
 // thread that are never touched; RLIMIT_AS counts them and makes thread pools
 // fail at modest limits, RLIMIT_DATA counts only writable private memory.
-// MALLOC_ARENA_MAX=2 keeps glibc's per-thread arenas few. When the host runs
+// MALLOC_ARENA_MAX=2 keeps glibc's per-thread arenas few. Files in memory
+// (/tmp under bwrap, /dev/shm) are bounded by the same limit as a whole, and
+// their peak is added to the peak memory (memfs.go). When the host runs
 // mlerl as root, the program runs under a per-run unprivileged uid: root is
 // exempt from RLIMIT_NPROC, and a distinct uid keeps runs from signalling
 // each other.
@@ -112,7 +122,7 @@ const (
 // Limits bound one run. A zero field means "use the default".
 type Limits struct {
 	Timeout      time.Duration // wall clock; the whole process tree is killed when it passes
-	MemoryBytes  int64         // RLIMIT_DATA of every process
+	MemoryBytes  int64         // RLIMIT_DATA of every process; also the size of the run's tmpfs (/dev/shm, and /tmp under bwrap)
 	MaxProcs     int           // RLIMIT_NPROC: processes and threads of the run's uid
 	MaxFileBytes int64         // RLIMIT_FSIZE; also the most read back per collected file
 	OutputBytes  int           // bytes of output kept from each end (head and tail)
@@ -180,7 +190,7 @@ type Result struct {
 	ExitCode        int // 128+n when killed by signal n (also on timeout)
 	TimedOut        bool
 	Duration        time.Duration
-	PeakMemoryBytes int64             // max RSS over the process tree
+	PeakMemoryBytes int64             // max RSS over the process tree, plus the peak use of the run's tmpfs
 	Output          []byte            // stdout and stderr interleaved, middle dropped when long
 	Markers         []byte            // what the program wrote to fd 3, at most MaxMarkerBytes
 	Files           map[string][]byte // collected regular files that existed
@@ -202,6 +212,10 @@ type Sandbox struct {
 	runAsID bool     // run programs under a per-run uid (we are root)
 	sysPath string   // sys.path[1:] with site, ":"-joined; the sandbox runs python -S
 	boot    []string // how the interpreter gets the bootstrap: "-c" and its code
+	// privShm: landlock-tier programs get a private, bounded /dev/shm
+	// (New found one can be mounted); shmErr says why not when it failed.
+	privShm bool
+	shmErr  string
 }
 
 //go:embed bootstrap.py
@@ -370,7 +384,16 @@ func (s *Sandbox) probe(ctx context.Context, l Level) error {
 	defer func() { s.level = "" }()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, err := s.Run(ctx, Spec{Program: []byte("import os\nos.write(3, b'm')\nprint('ok')\n")})
+	probe := Spec{Program: []byte("import os\nos.write(3, b'm')\nprint('ok')\n")}
+	s.privShm = l == LevelLandlock && hostHasShm()
+	res, err := s.Run(ctx, probe)
+	if err != nil && s.privShm && ctx.Err() == nil {
+		// Root without CAP_SYS_ADMIN (a container's usual root), or a host
+		// without user namespaces, cannot make a mount namespace: the tier
+		// still works, without a /dev/shm.
+		s.privShm, s.shmErr = false, err.Error()
+		res, err = s.Run(ctx, probe)
+	}
 	if err != nil {
 		return err
 	}
@@ -666,10 +689,11 @@ type pipes struct {
 	markR, markW *os.File // fd 3
 	upR, upW     *os.File // fd 4: the bootstrap writes one byte once limits hold
 	up           atomic.Bool
+	upCh         chan struct{} // closed when up becomes true
 }
 
 func newPipes() (*pipes, error) {
-	p := &pipes{}
+	p := &pipes{upCh: make(chan struct{})}
 	var err error
 	if p.srcR, p.srcW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("sandbox: pipe: %w", err)
@@ -727,6 +751,7 @@ func (p *pipes) pump(r *run) (wait func()) {
 		var b [1]byte
 		if n, _ := upR.Read(b[:]); n == 1 {
 			p.up.Store(true)
+			close(p.upCh)
 		}
 	}()
 	p.srcW = nil

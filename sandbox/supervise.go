@@ -54,6 +54,9 @@ type superConfig struct {
 	Restrict bool          `json:"restrict"`
 	HasData  bool          `json:"has_data"`
 	Rules    execRules     `json:"rules"`
+	// ShmBytes > 0: the program gets a private tmpfs of that size at
+	// /dev/shm (see privateShm, and execRules.ShmBytes without root).
+	ShmBytes int64 `json:"shm_bytes"`
 }
 
 // execRules is what the exec stage restricts itself to before exec'ing python.
@@ -63,13 +66,17 @@ type execRules struct {
 	ROFiles []string `json:"ro_files"`
 	RWDirs  []string `json:"rw_dirs"`
 	RWFiles []string `json:"rw_files"`
+	// ShmBytes > 0: mount a tmpfs of that size at /dev/shm first (the exec
+	// stage is then started in a user and mount namespace of its own).
+	ShmBytes int64 `json:"shm_bytes"`
 }
 
 // superStatus is what the supervisor reports back on fd 6.
 type superStatus struct {
 	Exit     int    `json:"exit"`
 	Signal   string `json:"signal,omitempty"`
-	MaxRSS   int64  `json:"maxrss"` // bytes
+	MaxRSS   int64  `json:"maxrss"`   // bytes
+	ShmPeak  int64  `json:"shm_peak"` // bytes: the peak use of the private /dev/shm
 	TimedOut bool   `json:"timed_out"`
 	Err      string `json:"err,omitempty"`
 }
@@ -95,14 +102,18 @@ func landlockAvailable() error {
 
 // rules lists what the program may touch in the landlock tier: the
 // interpreter's tree and system libraries read-only, the same /etc subset as
-// under bwrap, /proc and CPU topology read-only, its working directory, the
-// task's public data read-only, and the harmless character devices.
+// under bwrap, /proc and CPU topology and quota read-only, its working
+// directory, the task's public data read-only, and the harmless character
+// devices (runSupervised adds a private /dev/shm when it can make one).
 func (s *Sandbox) rules(r *run) execRules {
 	ro := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys/devices/system/cpu"}
 	if s.prefix != "/usr" && s.prefix != "/" {
 		ro = append(ro, s.prefix)
 	}
-	var roFiles []string
+	// loky (joblib's process pool) reads the CPU quota from these before it
+	// starts workers and fails on a refused open; with a working /dev/shm it
+	// gets that far. They hold two numbers, nothing of other processes.
+	roFiles := []string{"/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"}
 	for _, f := range etcFiles {
 		if fi, err := os.Stat(f); err == nil && fi.IsDir() {
 			ro = append(ro, f)
@@ -149,6 +160,19 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 	}
 	if cfg.Restrict {
 		cfg.Rules = s.rules(r)
+		// The program gets a /dev/shm of its own (multiprocessing needs one
+		// for its semaphores), bounded by the memory limit and measured,
+		// where New found one can be mounted: as root, or without root
+		// where user namespaces are allowed. Otherwise it has none: the
+		// host's is shared with every other process and unbounded, so it is
+		// not granted, and multiprocessing's locks fail.
+		if s.privShm {
+			cfg.ShmBytes = r.limits.MemoryBytes
+			cfg.Rules.RWDirs = append(cfg.Rules.RWDirs, "/dev/shm")
+			if r.uid < 0 {
+				cfg.Rules.ShmBytes = cfg.ShmBytes
+			}
+		}
 	}
 	js, err := json.Marshal(cfg)
 	if err != nil {
@@ -216,7 +240,7 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 	if st.Err != "" {
 		return fmt.Errorf("sandbox: supervisor: %s", st.Err)
 	}
-	res.ExitCode, res.Signal, res.PeakMemoryBytes = st.Exit, st.Signal, st.MaxRSS
+	res.ExitCode, res.Signal, res.PeakMemoryBytes = st.Exit, st.Signal, st.MaxRSS+st.ShmPeak
 	res.TimedOut = res.TimedOut || st.TimedOut
 	if !p.up.Load() && !res.TimedOut && ctx.Err() == nil {
 		return fmt.Errorf("sandbox: the interpreter did not start (exit %d): %s", res.ExitCode, strings.TrimSpace(string(truncate(r.out.Bytes(), 500))))
@@ -254,6 +278,16 @@ func supervise(arg string) int {
 	runtime.LockOSThread()
 	var cmd *exec.Cmd
 	var selfFile *os.File
+	var shm *memFS
+	if cfg.ShmBytes > 0 && cfg.UID >= 0 {
+		// Before the ruleset is built: its /dev/shm rule must name the
+		// private tmpfs, which only this thread sees.
+		var err error
+		if shm, err = privateShm(cfg.ShmBytes); err != nil {
+			return report(superStatus{Err: fmt.Sprintf("private /dev/shm: %v", err)})
+		}
+		defer shm.close()
+	}
 	switch {
 	case cfg.Restrict && cfg.UID >= 0:
 		// As root the supervisor restricts itself and starts python
@@ -298,6 +332,18 @@ func supervise(arg string) int {
 	cmd.ExtraFiles = fds
 	// A new session: no controlling terminal to inject input into.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	childShm := cfg.Restrict && cfg.UID < 0 && cfg.Rules.ShmBytes > 0
+	if childShm {
+		// Without root, the exec stage gets a user namespace (our uid and
+		// gid mapped to themselves, so the program sees its own) and a
+		// mount namespace, and CAP_SYS_ADMIN there to mount its /dev/shm;
+		// it clears its capabilities before python runs.
+		uid, gid := os.Getuid(), os.Getgid()
+		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	}
 	if cfg.UID >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.UID), Groups: []uint32{}}
 	}
@@ -320,6 +366,15 @@ func supervise(arg string) int {
 	// deadline and stop requests, and reaps with WNOHANG.
 	timer := time.NewTimer(cfg.Timeout)
 	defer timer.Stop()
+	// The private /dev/shm is sampled while the program runs (nil channel:
+	// no tick without one). The exec stage's is found once it is mounted.
+	var tick <-chan time.Time
+	hostShm := hostShmDev()
+	if shm != nil || childShm {
+		t := time.NewTicker(memSampleEvery)
+		defer t.Stop()
+		tick = t.C
+	}
 	st := superStatus{Exit: -1}
 	mainDone, killing := false, false
 	// reap collects every child that has ended; true when none is left.
@@ -359,6 +414,20 @@ func supervise(arg string) int {
 		}
 		select {
 		case <-sigchld:
+		case <-tick:
+			if shm == nil {
+				var err error
+				if shm, err = openChildShm(mainPID, hostShm); err != nil && !hasEnded(mainPID) {
+					st.Err = fmt.Sprintf("measure the private /dev/shm: %v", err)
+					killing = true
+				}
+				if shm != nil {
+					defer shm.close()
+				}
+			}
+			if shm != nil {
+				shm.sample()
+			}
 		case <-timer.C:
 			st.TimedOut, killing = true, true
 		case <-stop:
@@ -369,7 +438,21 @@ func supervise(arg string) int {
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
 		st.MaxRSS = ru.Maxrss * 1024
 	}
+	if shm != nil {
+		// Files the program left count too.
+		shm.sample()
+		st.ShmPeak = shm.Peak()
+	}
 	return report(st)
+}
+
+// hasEnded reports whether child pid has exited (without reaping it): its
+// /proc entry then no longer leads to its files.
+func hasEnded(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	// A zero siginfo means still running; an error, that it is gone.
+	return err != nil || info.Signo != 0
 }
 
 // killDescendants SIGKILLs every process below this one, repeating until a
@@ -446,6 +529,17 @@ func execStage(arg string) int {
 	// Our own executable must not stay open in python.
 	unix.CloseOnExec(selfFD)
 	runtime.LockOSThread()
+	if r.ShmBytes > 0 {
+		// This thread execs python: its capabilities are the ones to clear.
+		if err := mountShm(r.ShmBytes); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: exec stage: %v\n", err)
+			return 126
+		}
+		if err := dropCaps(); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: exec stage: %v\n", err)
+			return 126
+		}
+	}
 	if err := restrict(r); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: exec stage: %v\n", err)
 		return 126
