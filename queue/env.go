@@ -148,12 +148,16 @@ func NewEnv(ctx context.Context, b *Broker, cfg EnvConfig) (*Env, error) {
 	return e, nil
 }
 
-// WaitSlots blocks until workers announcing at least n slots are live, saying
-// so every 15 s; it restarts the Env's clock, so waiting costs no budget.
+// WaitSlots blocks until workers announcing at least n slots are live; it
+// restarts the Env's clock, so waiting costs no budget. note is called once
+// when the wait has lasted a few seconds (local slots announce themselves
+// well within that), then once a minute: a run waiting all night for its
+// first worker prints one line an hour times sixty, not one every second.
 func (e *Env) WaitSlots(ctx context.Context, n int, note func(have int)) error {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
-	last := time.Now()
+	const first, every = 3 * time.Second, time.Minute
+	last := time.Now().Add(first - every) // the first note after `first`
 	for {
 		have := e.liveSlots()
 		if have >= n {
@@ -162,7 +166,7 @@ func (e *Env) WaitSlots(ctx context.Context, n int, note func(have int)) error {
 			e.mu.Unlock()
 			return nil
 		}
-		if note != nil && time.Since(last) >= 15*time.Second {
+		if note != nil && time.Since(last) >= every {
 			note(have)
 			last = time.Now()
 		}

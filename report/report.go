@@ -134,7 +134,7 @@ func facts(ms []metric, eps []ep, summary map[string]any) string {
 			row("duration-aware updates", fmt.Sprint(*last.DurationAware))
 		}
 	}
-	for _, k := range []string{"dispatched", "completed", "redelivered", "lost", "isolation", "stopped"} {
+	for _, k := range []string{"dispatched", "completed", "redelivered", "abandoned_at_stop", "reused", "isolation", "stopped"} {
 		if v, ok := summary[k]; ok {
 			row(k, fmt.Sprint(v))
 		}

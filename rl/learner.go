@@ -47,6 +47,10 @@ type Config struct {
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
 	// jobs in flight are then drained.
 	MaxEpisodes int
+	// Drain lets the programs still running at the budget finish, for at most
+	// this long, before a last update on what completed (0: they are
+	// abandoned at once). Nothing new is dispatched while draining.
+	Drain time.Duration
 	// CheckpointEvery writes a checkpoint every this many updates (default 1).
 	CheckpointEvery int
 	// Resume continues a run from its checkpoint (the caller loads the policy).
@@ -112,8 +116,9 @@ type learner struct {
 	isolation map[string]int
 
 	inflight map[string]*job
-	resubmit []*job // in flight at the checkpoint we resumed from
-	batch    []*job // completed, waiting for an update
+	late     *episode.Result // the completion that came after the budget
+	resubmit []*job          // in flight at the checkpoint we resumed from
+	batch    []*job          // completed, waiting for an update
 }
 
 // Run trains pol on tasks against env until the budget on env's clock is
@@ -128,7 +133,8 @@ type learner struct {
 //
 // Sampling and updating happen on this one goroutine, so they never overlap.
 //
-// At the budget, jobs still in flight are abandoned: counted as lost in the
+// At the budget (after Drain, if set), jobs still in flight are abandoned:
+// written as episodes marked cancelled, counted as abandoned_at_stop in the
 // summary and kept in the final checkpoint, so a resume with a larger budget
 // re-dispatches them. Completed episodes no update used are written without
 // advantage. When ctx is cancelled Run returns at once with ctx's error and
@@ -184,13 +190,15 @@ func Run(ctx context.Context, cfg Config, env Env, pol Policy, tasks []*task.Tas
 		}
 		if l.now() > cfg.Budget {
 			// It finished after the budget: like every job still running, it
-			// is abandoned (and redone by a resume), not trained on.
+			// is abandoned (and redone by a resume), not trained on — unless
+			// the run drains.
+			l.late = &res
 			break
 		}
 		l.complete(res)
 		// 3. One update on each B completed.
 		if len(l.batch) >= cfg.Batch {
-			if err := l.update(ctx); err != nil {
+			if err := l.update(ctx, cfg.Batch); err != nil {
 				if ctx.Err() != nil {
 					return l.summary("canceled"), ctx.Err()
 				}
@@ -198,7 +206,42 @@ func Run(ctx context.Context, cfg Config, env Env, pol Policy, tasks []*task.Tas
 			}
 		}
 	}
+	if err := l.drain(ctx); err != nil {
+		if ctx.Err() != nil {
+			return l.summary("canceled"), ctx.Err()
+		}
+		return l.summary("error"), err
+	}
 	return l.finish(stopped)
+}
+
+// drain waits up to cfg.Drain past the budget for the jobs in flight, then
+// takes one last update on every completion no update has used yet.
+func (l *learner) drain(ctx context.Context) error {
+	if l.cfg.Drain <= 0 || len(l.inflight) == 0 {
+		return nil
+	}
+	end := l.cfg.Budget + l.cfg.Drain
+	if l.late != nil && l.now() <= end {
+		l.complete(*l.late)
+	}
+	for len(l.inflight) > 0 && l.now() < end {
+		res, err := l.nextBy(ctx, end)
+		if errors.Is(err, errBudget) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("rl: draining: %w", err)
+		}
+		if l.now() > end {
+			break
+		}
+		l.complete(res)
+	}
+	if len(l.batch) == 0 {
+		return nil
+	}
+	return l.update(ctx, len(l.batch))
 }
 
 var errBudget = errors.New("budget spent")
@@ -311,10 +354,15 @@ func (l *learner) submit(ctx context.Context, j *job) error {
 // next waits for a completion. A wall-clock Env is given a deadline at the end
 // of the budget; a virtual clock needs none (Next returns at once).
 func (l *learner) next(ctx context.Context) (episode.Result, error) {
+	return l.nextBy(ctx, l.cfg.Budget)
+}
+
+// nextBy is next with the deadline at end on the run's clock.
+func (l *learner) nextBy(ctx context.Context, end time.Duration) (episode.Result, error) {
 	if _, virtual := l.env.(LearnerClock); virtual {
 		return l.env.Next(ctx)
 	}
-	wait, cancel := context.WithTimeout(ctx, l.cfg.Budget-l.now())
+	wait, cancel := context.WithTimeout(ctx, end-l.now())
 	defer cancel()
 	res, err := l.env.Next(wait)
 	if err != nil && ctx.Err() == nil && wait.Err() != nil {
@@ -349,10 +397,10 @@ func (l *learner) complete(res episode.Result) {
 	l.batch = append(l.batch, j)
 }
 
-// update is one duration-aware PPO step on the oldest B completed episodes.
-func (l *learner) update(ctx context.Context) error {
-	batch := l.batch[:l.cfg.Batch]
-	l.batch = l.batch[l.cfg.Batch:]
+// update is one duration-aware PPO step on the oldest n completed episodes.
+func (l *learner) update(ctx context.Context, n int) error {
+	batch := l.batch[:n]
+	l.batch = l.batch[n:]
 	version := l.pol.Version()
 
 	// Staleness: drop what is older than MaxStaleness versions.
@@ -547,9 +595,19 @@ func (l *learner) finish(stopped string) (Summary, error) {
 	if err := l.sink.Checkpoint(l.checkpoint(), l.pol); err != nil {
 		return l.summary("error"), fmt.Errorf("rl: final checkpoint: %w", err)
 	}
-	recs := make([]EpisodeRecord, len(l.batch))
-	for i, j := range l.batch {
-		recs[i] = l.record(j, l.pol.Version()-j.action.PolicyVersion, 0)
+	recs := make([]EpisodeRecord, 0, len(l.batch)+len(l.inflight)+len(l.resubmit))
+	for _, j := range l.batch {
+		recs = append(recs, l.record(j, l.pol.Version()-j.action.PolicyVersion, 0))
+	}
+	// The jobs abandoned at the stop: written, not silently dropped. A
+	// resume re-dispatches them (they are in the checkpoint) under the same id.
+	for _, j := range l.abandoned() {
+		j.result = episode.Result{Episode: j.id, Task: j.prompt.Task.Name, Kind: j.prompt.Kind,
+			PolicyVersion: j.action.PolicyVersion, Stages: []string{}, Reward: 0,
+			Error: "cancelled: still running when the run stopped"}
+		r := l.record(j, l.pol.Version()-j.action.PolicyVersion, 0)
+		r.Cancelled = true
+		recs = append(recs, r)
 	}
 	if len(recs) > 0 {
 		if err := l.sink.Episodes(recs); err != nil {
@@ -566,7 +624,7 @@ func (l *learner) finish(stopped string) (Summary, error) {
 func (l *learner) summary(stopped string) Summary {
 	s := Summary{
 		Dispatched: l.n.Dispatched, Completed: l.n.Completed, Redelivered: l.n.Redelivered,
-		Lost: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates, Reused: l.n.Reused,
+		AbandonedAtStop: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates, Reused: l.n.Reused,
 		BestScore: l.bestScore(l.order[0].Name), Dropped: l.n.Dropped, Duplicates: l.n.Duplicates,
 		Unused: len(l.batch), ElapsedS: l.now().Seconds(), Stopped: stopped,
 		Isolation: isolationOf(l.isolation), BestScores: map[string]float64{},
@@ -617,19 +675,25 @@ func (l *learner) checkpoint() *Checkpoint {
 			ck.Best[t.Name] = storeSolution(b)
 		}
 	}
-	var flying []*job
-	for _, j := range l.inflight {
-		flying = append(flying, j)
-	}
-	flying = append(flying, l.resubmit...)
-	sort.Slice(flying, func(a, b int) bool { return jobNumber(flying[a].id) < jobNumber(flying[b].id) })
-	for _, j := range flying {
+	for _, j := range l.abandoned() {
 		ck.InFlight = append(ck.InFlight, storeJob(j))
 	}
 	for _, j := range l.batch {
 		ck.Pending = append(ck.Pending, storeJob(j))
 	}
 	return ck
+}
+
+// abandoned are the jobs in flight (or never re-dispatched after a resume),
+// in dispatch order.
+func (l *learner) abandoned() []*job {
+	var out []*job
+	for _, j := range l.inflight {
+		out = append(out, j)
+	}
+	out = append(out, l.resubmit...)
+	sort.Slice(out, func(a, b int) bool { return jobNumber(out[a].id) < jobNumber(out[b].id) })
+	return out
 }
 
 func jobNumber(id string) int64 {

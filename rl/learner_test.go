@@ -105,7 +105,7 @@ func TestAdvantagesAndDurationWeights(t *testing.T) {
 					}
 				}
 			}
-			if sum.Dispatched != 4 || sum.Completed != 4 || sum.Updates != 2 || sum.Lost != 0 || sum.Stopped != "max_episodes" {
+			if sum.Dispatched != 4 || sum.Completed != 4 || sum.Updates != 2 || sum.AbandonedAtStop != 0 || sum.Stopped != "max_episodes" {
 				t.Errorf("summary %+v", sum)
 			}
 			m := sink.MetricLines[0]
@@ -211,8 +211,9 @@ func TestImproveFraction(t *testing.T) {
 	}
 }
 
-// At the budget, jobs in flight are abandoned and counted as lost; the one
-// that completed after the budget is among them.
+// At the budget, jobs in flight are abandoned: counted, written as cancelled
+// episodes and kept in the checkpoint; the one that completed after the
+// budget is among them.
 func TestBudgetAbandonsInFlight(t *testing.T) {
 	cfg := testConfig()
 	cfg.Batch, cfg.Budget = 10, 2500*time.Millisecond
@@ -223,14 +224,23 @@ func TestBudgetAbandonsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	// t=0 j0 slow, j1 fast; t=1 j2 slow; then j1 done... see counts:
-	if sum.Stopped != "budget" || sum.Dispatched != sum.Completed+sum.Lost || sum.Lost == 0 {
+	if sum.Stopped != "budget" || sum.Dispatched != sum.Completed+sum.AbandonedAtStop || sum.AbandonedAtStop == 0 {
 		t.Errorf("summary %+v", sum)
 	}
-	if sum.Unused != sum.Completed || len(sink.EpisodeRecs) != sum.Completed {
-		t.Errorf("completed %d, unused %d, records %d", sum.Completed, sum.Unused, len(sink.EpisodeRecs))
+	cancelled := 0
+	for _, r := range sink.EpisodeRecs {
+		if r.Cancelled {
+			cancelled++
+			if r.Valid || r.Error == "" || r.Advantage != nil {
+				t.Errorf("cancelled episode %+v", r)
+			}
+		}
 	}
-	if len(sink.LastCK.InFlight) != sum.Lost {
-		t.Errorf("final checkpoint keeps %d in flight, lost %d", len(sink.LastCK.InFlight), sum.Lost)
+	if sum.Unused != sum.Completed || len(sink.EpisodeRecs) != sum.Completed+cancelled || cancelled != sum.AbandonedAtStop {
+		t.Errorf("completed %d, unused %d, records %d, cancelled %d of %d abandoned", sum.Completed, sum.Unused, len(sink.EpisodeRecs), cancelled, sum.AbandonedAtStop)
+	}
+	if len(sink.LastCK.InFlight) != sum.AbandonedAtStop {
+		t.Errorf("final checkpoint keeps %d in flight, lost %d", len(sink.LastCK.InFlight), sum.AbandonedAtStop)
 	}
 }
 
@@ -261,7 +271,7 @@ func TestWallClockBudgetEndsWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Stopped != "budget" || sum.Dispatched != 2 || sum.Lost != 2 {
+	if sum.Stopped != "budget" || sum.Dispatched != 2 || sum.AbandonedAtStop != 2 {
 		t.Errorf("summary %+v", sum)
 	}
 }
@@ -293,5 +303,30 @@ func TestBadConfig(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), testConfig(), env, &scripted{plans: []string{"x"}}, nil, nil); err == nil {
 		t.Error("no tasks: no error")
+	}
+}
+
+// With Drain the programs running at the budget may finish: nothing new is
+// dispatched, what completes goes into one last update, and nothing is
+// abandoned when the drain is long enough.
+func TestDrainFinishesInFlight(t *testing.T) {
+	cfg := testConfig()
+	cfg.Batch, cfg.Budget, cfg.Drain = 10, 2500*time.Millisecond, 10*time.Second
+	pol := &scripted{plans: []string{"slow", "fast"}}
+	sink := &Memory{}
+	sum, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.AbandonedAtStop != 0 || sum.Dispatched != sum.Completed || sum.Unused != 0 {
+		t.Errorf("summary %+v: want every dispatched job completed and used", sum)
+	}
+	if len(pol.updates) != 1 || len(pol.updates[0]) != sum.Completed {
+		t.Errorf("%d updates; want one last update on all %d completions", len(pol.updates), sum.Completed)
+	}
+	for _, r := range sink.EpisodeRecs {
+		if r.Cancelled || r.Advantage == nil {
+			t.Errorf("episode %s: cancelled %v, advantage %v", r.Episode, r.Cancelled, r.Advantage)
+		}
 	}
 }

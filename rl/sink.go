@@ -28,6 +28,8 @@ type Sink interface {
 // (with advantage and weight once used) and what the learner knows about it.
 type EpisodeRecord struct {
 	episode.Result
+	// Cancelled episodes were still running when the run stopped: no result.
+	Cancelled bool    `json:"cancelled,omitempty"`
 	Plan      string  `json:"plan,omitempty"`
 	Parent    string  `json:"parent,omitempty"` // episode id of the improved solution
 	Staleness int     `json:"staleness"`        // policy versions between sampling and the update
@@ -73,7 +75,7 @@ type Best struct {
 
 // Summary is summary.json, written at the end of a run.
 //
-// Invariant: Dispatched = Completed + Lost (Lost: the jobs in flight when the
+// Invariant: Dispatched = Completed + AbandonedAtStop (the jobs in flight when the
 // run stopped, kept in the final checkpoint so a resume redoes them); a job
 // re-dispatched after a resume keeps its id and counts once in Dispatched and
 // once in Redelivered.
@@ -81,8 +83,11 @@ type Summary struct {
 	Dispatched  int `json:"dispatched"`
 	Completed   int `json:"completed"`
 	Redelivered int `json:"redelivered"`
-	Lost        int `json:"lost"` // in flight when the run stopped: abandoned, never completed
-	Updates     int `json:"updates"`
+	// AbandonedAtStop were still running when the run stopped: written as
+	// cancelled episodes, redone by a resume. Old run folders call it "lost",
+	// and summary.json keeps that key too for the scripts that read it.
+	AbandonedAtStop int `json:"abandoned_at_stop"`
+	Updates         int `json:"updates"`
 	// Reused completed episodes were not run: an identical program had
 	// already run on the same data and settings (episode.Cache).
 	Reused    int      `json:"reused"`
@@ -112,13 +117,14 @@ type EnvStats interface {
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary
 	b, err := json.Marshal(plain(s))
-	if err != nil || len(s.Extra) == 0 {
+	if err != nil {
 		return b, err
 	}
 	m := map[string]json.RawMessage{}
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
+	m["lost"] = m["abandoned_at_stop"] // the contract's older name
 	for k, v := range s.Extra {
 		if _, taken := m[k]; taken {
 			continue

@@ -144,11 +144,19 @@ func (tr *trainRun) newQueue(ctx context.Context, runner *episode.Runner, tasks 
 		})
 	}
 	need := max(rc.Workers, 1)
-	err = env.WaitSlots(ctx, need, func(have int) {
+	wctx, cancelWait := ctx, context.CancelFunc(func() {})
+	if tr.waitForWorkers > 0 {
+		wctx, cancelWait = context.WithTimeout(ctx, tr.waitForWorkers)
+	}
+	defer cancelWait()
+	err = env.WaitSlots(wctx, need, func(have int) {
 		fmt.Fprintf(stderr, "mlerl: waiting for executors: %d of %d slots present (join with: %s)\n", have, need, join)
 	})
 	if err != nil {
 		q.Close()
+		if ctx.Err() == nil && wctx.Err() != nil {
+			return nil, fmt.Errorf("no executors joined within --wait-for-workers %v (%d slots needed); start workers with: %s", tr.waitForWorkers, need, join)
+		}
 		return nil, err
 	}
 	return q, nil

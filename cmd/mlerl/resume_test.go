@@ -35,3 +35,20 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 		}
 	}
 }
+
+// train --workers 0 --listen with no worker says so once (not every few
+// seconds) and gives up after --wait-for-workers with exit 1 and a message
+// saying how to add workers.
+func TestWaitForWorkersGivesUp(t *testing.T) {
+	var stderr bytes.Buffer
+	args := []string{"train", "--task", filepath.Join("testdata", "tiny-llm"), "--out", filepath.Join(t.TempDir(), "run"),
+		"--workers", "0", "--listen", "127.0.0.1:0", "--wait-for-workers", "4500ms", "--budget", "1m"}
+	code := run(context.Background(), args, &bytes.Buffer{}, &stderr)
+	out := stderr.String()
+	if code != 1 || !strings.Contains(out, "no executors joined within --wait-for-workers 4.5s") || !strings.Contains(out, "mlerl worker --nats") {
+		t.Fatalf("exit %d, stderr:\n%s", code, out)
+	}
+	if n := strings.Count(out, "waiting for executors"); n != 1 {
+		t.Errorf("the wait was announced %d times in 4.5 s, want once:\n%s", n, out)
+	}
+}

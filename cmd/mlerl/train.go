@@ -70,6 +70,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
+	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
+	waitWorkers := fs.Duration("wait-for-workers", 0, "give up (exit 1) when no executors have joined after this long (0: wait forever)")
 	var ef envFlags
 	ef.register(fs)
 	var qf queueFlags
@@ -77,8 +79,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 {
+	switch {
+	case fs.NArg() > 0:
 		return exitStatus(stderr, usageErrorf("train: unexpected argument %q", fs.Arg(0)))
+	case *drain < 0 || *waitWorkers < 0:
+		return exitStatus(stderr, usageErrorf("train: --drain and --wait-for-workers must not be negative"))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -126,13 +131,15 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := qf.check(rc.Workers); err != nil {
 		return exitStatus(stderr, err)
 	}
-	tr := trainRun{rc: rc, dir: dir, resuming: *resume != "", env: &ef, queue: &qf, stderr: stderr}
+	tr := trainRun{rc: rc, dir: dir, resuming: *resume != "", env: &ef, queue: &qf, stderr: stderr,
+		drain: *drain, waitForWorkers: *waitWorkers}
 	return exitStatus(stderr, tr.run(ctx))
 }
 
 // resumeFlags are the flags --resume takes: the budget (how a run is
 // extended), where the queue lives, and consent to run without isolation.
-var resumeFlags = map[string]bool{"resume": true, "budget": true, "listen": true, "nats": true, "ack-wait": true, "unsafe-no-isolation": true}
+var resumeFlags = map[string]bool{"resume": true, "budget": true, "listen": true, "nats": true, "ack-wait": true,
+	"unsafe-no-isolation": true, "drain": true, "wait-for-workers": true}
 
 // ignoredOnResume lists, as "--name", the flags set that --resume would ignore.
 func ignoredOnResume(set map[string]bool) []string {
@@ -189,6 +196,8 @@ type trainRun struct {
 	env      *envFlags   // how programs run (the sandbox, the instrumenter)
 	queue    *queueFlags // where the job queue lives
 	stderr   io.Writer
+	// drain and waitForWorkers say how this invocation starts and stops.
+	drain, waitForWorkers time.Duration
 }
 
 func (tr *trainRun) run(ctx context.Context) error {
@@ -225,6 +234,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 
 	cfg := rl.DefaultConfig()
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
+	cfg.Drain = tr.drain
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}

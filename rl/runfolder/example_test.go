@@ -43,6 +43,6 @@ func Example() {
 		return
 	}
 	_, statErr := os.Stat(filepath.Join(dir, "report.html"))
-	fmt.Println(sum.Stopped, sum.Dispatched == sum.Completed+sum.Lost, sum.Updates > 0, statErr == nil)
+	fmt.Println(sum.Stopped, sum.Dispatched == sum.Completed+sum.AbandonedAtStop, sum.Updates > 0, statErr == nil)
 	// Output: budget true true true
 }

@@ -122,7 +122,11 @@ func TestCrashAndResume(t *testing.T) {
 		t.Fatalf("episodes.jsonl: torn %v, %v", torn, err)
 	}
 	seen := map[string]bool{}
+	cancelled := 0
 	for _, e := range eps {
+		if e.Cancelled {
+			cancelled++
+		}
 		if seen[e.Episode] {
 			t.Errorf("episode %s recorded twice", e.Episode)
 		}
@@ -132,19 +136,17 @@ func TestCrashAndResume(t *testing.T) {
 			t.Errorf("episode id %s outside r-0..r-%d", e.Episode, sum.Dispatched-1)
 		}
 	}
-	if len(eps) != sum.Completed {
-		t.Errorf("%d episode lines, %d completed", len(eps), sum.Completed)
+	if len(eps)-cancelled != sum.Completed || cancelled != sum.AbandonedAtStop {
+		t.Errorf("%d episode lines, %d of them cancelled; %d completed, %d abandoned", len(eps), cancelled, sum.Completed, sum.AbandonedAtStop)
 	}
-	if sum.Redelivered != len(crashed.InFlight) || sum.Dispatched != sum.Completed+sum.Lost {
+	if sum.Redelivered != len(crashed.InFlight) || sum.Dispatched != sum.Completed+sum.AbandonedAtStop {
 		t.Errorf("summary %+v; %d were in flight at the crash", sum, len(crashed.InFlight))
 	}
 	for _, j := range crashed.InFlight {
+		// Jobs in flight at the crash either completed after the resume or
+		// were still in flight at the end (a cancelled line).
 		if !seen[j.ID] {
-			// Jobs in flight at the crash either completed after the resume or
-			// were still in flight at the end (lost).
-			if sum.Lost == 0 {
-				t.Errorf("job %s in flight at the crash never completed", j.ID)
-			}
+			t.Errorf("job %s in flight at the crash has no episode line", j.ID)
 		}
 	}
 	ms, _, err := ReadJSONL[rl.Metrics](filepath.Join(dir, MetricsFile))
