@@ -1,0 +1,84 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/sandbox"
+	"github.com/mlerl/mlerl/task"
+)
+
+// Every arm runs on a real task through the real sandbox and grader; the
+// table has every arm; and the same comparison again on the same store runs
+// no program at all — a run is a function of its seed and the store, which
+// is what makes many seeds cheap.
+func TestCompareArmsAndReplayFromStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real programs for a minute or two")
+	}
+	tk, err := task.Load(filepath.Join("..", "..", "policy", "recipe", "testdata", "tiny-churn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := episode.Prepare(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(context.Background(), sandbox.Config{})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	runner := &episode.Runner{Sandbox: sb}
+	store, err := episode.NewStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Tasks: []*episode.Prepared{prep}, Seeds: 2, Budget: 40 * time.Second, Workers: 2, Batch: 4,
+		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: max(1, runtime.NumCPU()/2)},
+		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+			return runner.Execute(ctx, tk.PublicDir(), job)
+		},
+		Store: store,
+	}
+	first, err := Compare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Arms) != len(Arms) || first.Executed == 0 {
+		t.Fatalf("%d arms, %d executed", len(first.Arms), first.Executed)
+	}
+	for _, a := range first.Arms {
+		if len(a.Runs) != 2 || a.Episodes.Mean < 1 || a.FailureRate.Mean < 0 || a.FailureRate.Mean > 1 || a.Distinct.Mean > a.Episodes.Mean {
+			t.Errorf("%s: %+v", a.Arm, a)
+		}
+	}
+	again, err := Compare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Executed != 0 {
+		t.Errorf("the same comparison on the same store ran %d programs again", again.Executed)
+	}
+	for i, a := range again.Arms {
+		for s, r := range a.Runs {
+			f := first.Arms[i].Runs[s]
+			if r.Episodes != f.Episodes || (r.Best == nil) != (f.Best == nil) || (r.Best != nil && *r.Best != *f.Best) {
+				t.Errorf("%s seed %d: %+v, then %+v", a.Arm, r.Seed, f, r)
+			}
+		}
+	}
+	var out bytes.Buffer
+	again.Print(&out)
+	for _, arm := range Arms {
+		if !strings.Contains(out.String(), arm) {
+			t.Errorf("table lacks %s:\n%s", arm, out.String())
+		}
+	}
+}
