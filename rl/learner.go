@@ -401,59 +401,8 @@ func (l *learner) complete(res episode.Result) {
 func (l *learner) update(ctx context.Context, n int) error {
 	batch := l.batch[:n]
 	l.batch = l.batch[n:]
-	version := l.pol.Version()
-
-	// Staleness: drop what is older than MaxStaleness versions.
-	var used []*job
-	stale := make([]int, len(batch))
-	dropped := map[*job]bool{}
-	for i, j := range batch {
-		stale[i] = version - j.action.PolicyVersion
-		if l.cfg.MaxStaleness >= 0 && stale[i] > l.cfg.MaxStaleness {
-			dropped[j] = true
-			continue
-		}
-		used = append(used, j)
-	}
-
-	// Advantage = reward − V(task, kind). An unseen state uses the batch's
-	// mean reward for that state as its V.
-	adv := make([]float64, len(used))
-	durations := make([]float64, len(used))
-	batchMean := map[string][2]float64{}
-	for _, j := range used {
-		k := baselineKey(j.result.Task, j.prompt.Kind)
-		m := batchMean[k]
-		batchMean[k] = [2]float64{m[0] + j.result.Reward, m[1] + 1}
-	}
-	for i, j := range used {
-		v, ok := l.baseline.Value(j.result.Task, j.prompt.Kind)
-		if !ok {
-			m := batchMean[baselineKey(j.result.Task, j.prompt.Kind)]
-			v = m[0] / m[1]
-		}
-		adv[i] = j.result.Reward - v
-		durations[i] = j.result.DurationS
-	}
-	if l.cfg.NormalizeAdvantages {
-		ScaleByStd(adv) // a common factor only: it cannot undo the weights below
-	}
-
-	// THE duration-aware update (SPEC.md §1, the paper's eq. 3): each sample's
-	// advantage is multiplied by w = Δt / mean(Δt over the batch), which cancels
-	// the 1/Δt rate at which a job of duration Δt completes in a fixed window.
-	weights := make([]float64, len(used))
-	for i := range weights {
-		weights[i] = 1
-	}
-	if l.cfg.DurationAware {
-		weights = DurationWeights(durations)
-	}
-	samples := make([]Sample, len(used))
-	for i, j := range used {
-		adv[i] *= weights[i]
-		samples[i] = Sample{Prompt: j.prompt, Action: j.action, Result: j.result, Reward: j.result.Reward, Advantage: adv[i], Weight: weights[i]}
-	}
+	used, stale, dropped := l.fresh(batch)
+	samples := l.credit(used)
 
 	var stats UpdateStats
 	if len(samples) > 0 {
@@ -477,20 +426,92 @@ func (l *learner) update(ctx context.Context, n int) error {
 	for _, j := range batch {
 		l.buffer.Add(&Solution{Action: j.action, Result: j.result})
 	}
+	if err := l.writeUpdate(batch, samples, stale, dropped, stats); err != nil {
+		return err
+	}
+	l.log.Info("update", "update", l.n.Updates, "time", l.now().Round(time.Second),
+		"episodes", l.n.Completed, "loss", stats.Loss, "dropped", len(dropped))
+	return nil
+}
 
-	// Records: episodes, best, metrics, checkpoint — in that order, so a
-	// checkpoint never refers to records that were not written.
+// fresh splits batch by staleness: the jobs an update may use, each job's
+// staleness in versions, and those older than MaxStaleness (dropped).
+func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*job]bool) {
+	version := l.pol.Version()
+	stale = make([]int, len(batch))
+	dropped = map[*job]bool{}
+	for i, j := range batch {
+		stale[i] = version - j.action.PolicyVersion
+		if l.cfg.MaxStaleness >= 0 && stale[i] > l.cfg.MaxStaleness {
+			dropped[j] = true
+			continue
+		}
+		used = append(used, j)
+	}
+	return used, stale, dropped
+}
+
+// credit turns used jobs into samples: advantage = reward − V(task, kind),
+// an unseen state taking the batch's mean reward for that state as its V,
+// scaled by the batch's spread when NormalizeAdvantages, then times the
+// duration weight when DurationAware.
+func (l *learner) credit(used []*job) []Sample {
+	adv := make([]float64, len(used))
+	durations := make([]float64, len(used))
+	batchMean := map[string][2]float64{}
+	for _, j := range used {
+		k := baselineKey(j.result.Task, j.prompt.Kind)
+		m := batchMean[k]
+		batchMean[k] = [2]float64{m[0] + j.result.Reward, m[1] + 1}
+	}
+	for i, j := range used {
+		v, ok := l.baseline.Value(j.result.Task, j.prompt.Kind)
+		if !ok {
+			m := batchMean[baselineKey(j.result.Task, j.prompt.Kind)]
+			v = m[0] / m[1]
+		}
+		adv[i] = j.result.Reward - v
+		durations[i] = j.result.DurationS
+	}
+	if l.cfg.NormalizeAdvantages {
+		ScaleByStd(adv) // a common factor only: it cannot undo the weights below
+	}
+	// THE duration-aware update (SPEC.md §1, the paper's eq. 3): each sample's
+	// advantage is multiplied by w = Δt / mean(Δt over the batch), which cancels
+	// the 1/Δt rate at which a job of duration Δt completes in a fixed window.
+	weights := make([]float64, len(used))
+	for i := range weights {
+		weights[i] = 1
+	}
+	if l.cfg.DurationAware {
+		weights = DurationWeights(durations)
+	}
+	samples := make([]Sample, len(used))
+	for i, j := range used {
+		samples[i] = Sample{Prompt: j.prompt, Action: j.action, Result: j.result, Reward: j.result.Reward,
+			Advantage: adv[i] * weights[i], Weight: weights[i]}
+	}
+	return samples
+}
+
+// writeUpdate records an update: episodes, best, metrics, checkpoint — in
+// that order, so a checkpoint never refers to records that were not written.
+func (l *learner) writeUpdate(batch []*job, samples []Sample, stale []int, dropped map[*job]bool, stats UpdateStats) error {
 	recs := make([]EpisodeRecord, len(batch))
-	ui := 0
+	weights := make([]float64, 0, len(samples))
+	var used []*job
+	si := 0
 	for i, j := range batch {
 		recs[i] = l.record(j, stale[i], l.n.Updates)
 		if dropped[j] {
 			recs[i].Dropped = true
 			continue
 		}
-		a, w := adv[ui], weights[ui]
+		a, w := samples[si].Advantage, samples[si].Weight
 		recs[i].Advantage, recs[i].Weight = &a, &w
-		ui++
+		weights = append(weights, w)
+		used = append(used, j)
+		si++
 	}
 	if err := l.sink.Episodes(recs); err != nil {
 		return fmt.Errorf("rl: writing episodes: %w", err)
@@ -506,8 +527,6 @@ func (l *learner) update(ctx context.Context, n int) error {
 			return fmt.Errorf("rl: checkpoint at update %d: %w", l.n.Updates, err)
 		}
 	}
-	l.log.Info("update", "update", l.n.Updates, "time", l.now().Round(time.Second),
-		"episodes", l.n.Completed, "loss", stats.Loss, "dropped", len(dropped))
 	return nil
 }
 
