@@ -181,24 +181,7 @@ func (w *Worker) handle(ctx context.Context, b *Broker, m jetstream.Msg, ackWait
 
 	// Heartbeat for as long as the job is ours, through data download,
 	// execution and result publishing: only a dead worker loses its job.
-	hbCtx, stopHB := context.WithCancel(ctx)
-	hbDone := make(chan struct{})
-	go func() {
-		defer close(hbDone)
-		t := time.NewTicker(max(ackWait/3, 10*time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-hbCtx.Done():
-				return
-			case <-t.C:
-				if err := m.InProgress(); err != nil {
-					log.Debug("heartbeat", "err", err)
-				}
-			}
-		}
-	}()
-	defer func() { stopHB(); <-hbDone }()
+	defer heartbeat(ctx, m, ackWait, log)()
 
 	if jm.Job.Data == "" {
 		jm.Job.Data = jm.Data
@@ -227,7 +210,35 @@ func (w *Worker) handle(ctx context.Context, b *Broker, m jetstream.Msg, ackWait
 		return
 	}
 
-	rm := resultMsg{Exec: ex, Digest: jm.Digest, Worker: w.ID, Attempt: attempt, Submission: ex.Submission}
+	w.deliver(ctx, b, m, jm, resultMsg{Exec: ex, Digest: jm.Digest, Worker: w.ID, Attempt: attempt, Submission: ex.Submission}, seq, log)
+}
+
+// heartbeat tells JetStream the job m is in progress every third of ackWait
+// until the returned stop is called.
+func heartbeat(ctx context.Context, m jetstream.Msg, ackWait time.Duration, log *slog.Logger) (stop func()) {
+	hbCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(max(ackWait/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-hbCtx.Done():
+				return
+			case <-t.C:
+				if err := m.InProgress(); err != nil {
+					log.Debug("heartbeat", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// deliver publishes a finished job's result, then acks the job.
+func (w *Worker) deliver(ctx context.Context, b *Broker, m jetstream.Msg, jm jobMsg, rm resultMsg, seq uint64, log *slog.Logger) {
+	attempt := rm.Attempt
 	// A result that finished is worth delivering even while shutting down.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
 	defer cancel()
