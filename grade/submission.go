@@ -58,6 +58,9 @@ func (a *Answers) Grade(submission io.Reader) (res Result) {
 }
 
 func (a *Answers) gradeBytes(buf []byte) Result {
+	if a.mle != nil {
+		return a.mle.gradeBytes(buf)
+	}
 	doc, err := splitDoc(buf)
 	if err != nil {
 		return invalid("%v", err)
