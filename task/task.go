@@ -23,6 +23,9 @@ type Task struct {
 	IDColumn      string   `yaml:"id_column" json:"id_column"`
 	TargetColumns []string `yaml:"target_columns" json:"target_columns"`
 	Source        string   `yaml:"source" json:"source"`
+	// Grader, when set ("mlebench/<competition-id>"), grades the task by that
+	// MLE-bench competition's own rules instead of CONTRACT.md's generic ones.
+	Grader string `yaml:"grader,omitempty" json:"grader,omitempty"`
 
 	// Dir is the task folder (absolute).
 	Dir string `yaml:"-" json:"path"`
@@ -87,6 +90,11 @@ func (t *Task) validateMeta() error {
 	if err := t.GradeSpec().Validate(); err != nil {
 		return err
 	}
+	if t.Grader != "" {
+		if err := grade.CheckMLEBenchSpec(t.Grader, t.GradeSpec()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -116,9 +124,17 @@ func (t *Task) GradeSpec() grade.Spec {
 }
 
 // Answers parses the private answers; a broken answers file is a broken task.
+// An imported MLE-bench task's answers are its competition's original file.
 func (t *Task) Answers() (*grade.Answers, error) {
+	if t.Grader != "" {
+		return grade.LoadMLEBenchAnswersFile(t.Grader, t.GradeSpec(), t.AnswersPath())
+	}
 	return grade.LoadAnswersFile(t.GradeSpec(), t.AnswersPath())
 }
+
+// LeaderboardPath is the competition's leaderboard, present for imported
+// MLE-bench tasks; with it, grades carry a medal rank.
+func (t *Task) LeaderboardPath() string { return filepath.Join(t.Dir, "leaderboard.csv") }
 
 // Description returns description.md.
 func (t *Task) Description() (string, error) {
