@@ -6,12 +6,20 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 )
 
 // RoundScore rounds a score to 5 decimals as MLE-bench's Grader does before
-// ranking it (numpy's round: half to even on score·10⁵).
+// ranking it: Python's round(score, 5), correctly rounded from the exact
+// binary value. (A grader that returns a numpy float64 rounds through numpy,
+// rint(score·10⁵)/10⁵, which differs when score·10⁵ lies within an ulp of a
+// half; the scikit-learn graders return Python floats.)
 func RoundScore(score float64) float64 {
-	return math.RoundToEven(score*1e5) / 1e5
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return score
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(score, 'f', 5, 64), 64)
+	return r
 }
 
 // Leaderboard is a competition's leaderboard.csv: one row per team, best
