@@ -5,7 +5,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -399,4 +401,30 @@ func pyFloatRepr(v float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// CSVHeaderFile returns the column names of a CSV file as pandas names them
+// (repeats become "a.1", empty names "Unnamed: i"), reading only its start.
+func CSVHeaderFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	buf = buf[:n]
+	if n == len(buf) { // keep whole lines only: the header is the first record
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			buf = buf[:i+1]
+		}
+	}
+	fr, err := readFrame(buf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return fr.names(), nil
 }
