@@ -611,6 +611,12 @@ func init() {
 		{"detecting-insults-in-social-commentary", "Comment", "Insult"},
 		{"random-acts-of-pizza", "request_id", "requester_received_pizza"},
 		{"tabular-playground-series-may-2022", "id", "target"},
+		// The lite split's other prepare_for_auroc_metric competitions.
+		{"aerial-cactus-identification", "id", "has_cactus"},
+		{"histopathologic-cancer-detection", "id", "label"},
+		{"siim-isic-melanoma-classification", "image_name", "target"},
+		{"the-icml-2013-whale-challenge-right-whale-redux", "clip", "probability"},
+		{"mlsp-2013-birds", "Id", "Probability"},
 	} {
 		register(&mleRules{id: c.id, metric: "auc", idColumn: c.idCol, targets: []string{c.target},
 			checkAnswers: checkAUROCAnswers, grade: gradeAUROC})
@@ -901,4 +907,175 @@ func init() {
 			}
 			return total / 2, nil
 		}})
+
+	registerLite()
+}
+
+// registerLite adds rule sets for more competitions of MLE-bench's lite
+// split (experiments/splits/low.txt) whose metric family mlerl has.
+func registerLite() {
+	// Set of ids equal, then both sorted by id (no element-wise id check;
+	// equal sets and lengths make it one), cohen_kappa_score quadratic.
+	register(&mleRules{id: "aptos2019-blindness-detection", metric: "qwk", idColumn: "id_code", targets: []string{"diagnosis"},
+		checkAnswers: answersHave("id_code", "diagnosis"),
+		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+			if err := needColumns(sub, "submission", "diagnosis"); err != nil {
+				return 0, reject("%v", err)
+			}
+			if sub.n == 0 {
+				return 0, reject("submission has no rows")
+			}
+			if !sub.has("id_code") {
+				return 0, reject("submission has no id_code column (grade.py fails reading it)")
+			}
+			sp, ap := sub.col("id_code").order(), ans.col("id_code").order()
+			if !idsMatch(sub, sp, ans, ap, "id_code") {
+				return 0, reject("submission id_code values differ from the answers' (as a set, or in count)")
+			}
+			yPred, err := classLabels(sub.col("diagnosis"), sp)
+			if err != nil {
+				return 0, err
+			}
+			yTrue, err := classLabels(ans.col("diagnosis"), ap)
+			if err != nil {
+				return 0, fmt.Errorf("answers: %v", err)
+			}
+			rt, rp, nl, err := pairLabels(yTrue, yPred)
+			if err != nil {
+				return 0, err
+			}
+			return quadraticKappa(rt, rp, nl), nil
+		}})
+
+	// Both sorted by key, then paired by position: keys are not compared, and
+	// there is no row-count check beyond scikit-learn's equal lengths.
+	register(&mleRules{id: "new-york-city-taxi-fare-prediction", metric: "rmse", idColumn: "key", targets: []string{"fare_amount"},
+		checkAnswers: answersHave("key", "fare_amount"),
+		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+			if err := needColumns(sub, "submission", "fare_amount", "key"); err != nil {
+				return 0, reject("%v", err)
+			}
+			if sub.n != ans.n {
+				return 0, reject("submission has %d rows, the answers %d (scikit-learn: inconsistent lengths)", sub.n, ans.n)
+			}
+			sp, ap := sub.col("key").order(), ans.col("key").order()
+			return rmseOf(ans.col("fare_amount"), ap, sub.col("fare_amount"), sp)
+		}})
+
+	// Columns, float values, rows, sorted by id, ids element-wise, RMSE.
+	register(&mleRules{id: "denoising-dirty-documents", metric: "rmse", idColumn: "id", targets: []string{"value"},
+		checkAnswers: func(r *mleRules, a *frame) error {
+			if err := needColumns(a, "answers", "id", "value"); err != nil {
+				return err
+			}
+			if !a.col("value").numeric() {
+				return errors.New(`answers column "value" is not numeric`)
+			}
+			return nil
+		},
+		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+			if err := needColumns(sub, "submission", "id", "value"); err != nil {
+				return 0, reject("%v", err)
+			}
+			if !sub.col("value").numeric() {
+				return 0, reject(`column "value" holds text; it must be floats`)
+			}
+			if sub.n != ans.n {
+				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+			}
+			sp, ap := sub.col("id").order(), ans.col("id").order()
+			if !idsMatch(sub, sp, ans, ap, "id") {
+				return 0, reject("submission id values differ from the answers'")
+			}
+			return rmseOf(ans.col("value"), ap, sub.col("value"), sp)
+		}})
+
+	// Every class column present (extra columns ignored), id, rows, row sums
+	// in the class list's order, range, then one-hot log loss.
+	register(&mleRules{id: "dog-breed-identification", metric: "log_loss", idColumn: "id",
+		checkAnswers: checkOneHotAnswers,
+		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+			cols := ans.names()
+			classes := slices.DeleteFunc(slices.Clone(cols), func(s string) bool { return s == "id" })
+			for _, c := range classes {
+				if !sub.has(c) {
+					return 0, reject("submission has no column for class %q", c)
+				}
+			}
+			if !sub.has("id") {
+				return 0, reject("submission has no id column")
+			}
+			if sub.n != ans.n {
+				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+			}
+			sums, err := rowSums(sub, classes)
+			if err != nil {
+				return 0, err
+			}
+			for i, s := range sums {
+				if !isCloseToOne(s) {
+					return 0, reject("row %d: probabilities sum to %v, not 1", i+1, s)
+				}
+			}
+			if err := allInUnit(sub, classes); err != nil {
+				return 0, err
+			}
+			return oneHotLogLoss(sub, ans, cols, "id")
+		}})
+
+	// The nine scored classes (the answers also hold "CVC - Normal" and
+	// "Swan Ganz Catheter Present", which are not scored): each through
+	// prepare_for_auroc_metric, then the mean.
+	ranzcr := []string{"ETT - Abnormal", "ETT - Borderline", "ETT - Normal", "NGT - Abnormal", "NGT - Borderline",
+		"NGT - Incompletely Imaged", "NGT - Normal", "CVC - Abnormal", "CVC - Borderline"}
+	register(&mleRules{id: "ranzcr-clip-catheter-line-classification", metric: "mean_column_auc", idColumn: "StudyInstanceUID", targets: ranzcr,
+		checkAnswers: func(r *mleRules, a *frame) error {
+			if err := needColumns(a, "answers", "StudyInstanceUID"); err != nil {
+				return err
+			}
+			for _, c := range ranzcr {
+				if err := binaryColumn(a, c); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+			for _, c := range ranzcr {
+				if !sub.has(c) {
+					return 0, reject("class %q is not in the submission", c)
+				}
+			}
+			if sub.n != ans.n {
+				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+			}
+			total := 0.0
+			for _, c := range ranzcr {
+				one := &mleRules{idColumn: "StudyInstanceUID", targets: []string{c}}
+				auc, err := gradeAUROC(one, sub, ans)
+				if err != nil {
+					return 0, err
+				}
+				total += auc
+			}
+			return total / float64(len(ranzcr)), nil
+		}})
+}
+
+// rmseOf is root_mean_squared_error over two columns in the given row orders.
+func rmseOf(truth *column, ap []int, pred *column, sp []int) (float64, error) {
+	yTrue, err := finiteNumbers(truth, ap)
+	if err != nil {
+		return 0, fmt.Errorf("answers: %v", err)
+	}
+	yPred, err := finiteNumbers(pred, sp)
+	if err != nil {
+		return 0, err
+	}
+	var s neumaier
+	for i := range yTrue {
+		d := yTrue[i] - yPred[i]
+		s.add(d * d)
+	}
+	return math.Sqrt(s.value() / float64(len(yTrue))), nil
 }

@@ -20,7 +20,8 @@ has older ones, so before the graders are imported this script replaces the
 two scikit-learn functions whose behaviour changed with numpy code that does
 what the newer versions do (log_loss: clip at float64 epsilon, no
 renormalisation; root_mean_squared_log_error, added in 1.4: values <= -1 are
-rejected, as in scikit-learn >= 1.6). Cases avoid what differs between pandas
+rejected, as in scikit-learn >= 1.6; root_mean_squared_error, added in 1.4).
+Cases avoid what differs between pandas
 1.5 and 2.2 (the NA word "None"). MLE-bench's optional imports that the
 graders never use (tqdm, py7zr) are stubbed.
 """
@@ -66,8 +67,13 @@ def rmsle_16(y_true, y_pred, **kwargs):
     return float(np.sqrt(sklearn.metrics.mean_squared_error(np.log1p(y_true), np.log1p(y_pred))))
 
 
+def rmse_14(y_true, y_pred, **kwargs):
+    return float(np.sqrt(sklearn.metrics.mean_squared_error(y_true, y_pred)))
+
+
 sklearn.metrics.log_loss = log_loss_15
 sklearn.metrics.root_mean_squared_log_error = rmsle_16
+sklearn.metrics.root_mean_squared_error = rmse_14  # added in scikit-learn 1.4
 for name in ("tqdm", "tqdm.auto", "py7zr"):
     mod = types.ModuleType(name)
     mod.tqdm = lambda x=None, *a, **k: x
@@ -431,6 +437,131 @@ def comp_lmsys():
     return answers, c
 
 
+# ---- more of the lite split (experiments/splits/low.txt) ----
+
+def comp_auc_simple(id_col, target, make_id):
+    def make():
+        ids = [make_id(i) for i in range(10)]
+        labels = [0, 1, 0, 0, 1, 1, 0, 1, 0, 0]
+        answers = table([id_col, target], [[ids[i], labels[i]] for i in range(len(ids))])
+        cases = cases_auc(id_col, target, ids, labels)
+        for k in ("ok_target_first", "ok_spaces_around_numbers", "bad_missing_id", "bad_negative", "bad_NA_word", "bad_empty_file"):
+            cases.pop(k)
+        return answers, cases
+    return make
+
+
+def comp_aptos():
+    ids = ["0005cfc8afb6", "003f0afdcd15", "006efc72b638", "00836aaacf06", "009245722fa4", "009c019a7309", "010d915e229a", "0111b949947e"]
+    labels = [2, 4, 0, 1, 3, 0, 2, 2]
+    answers = table(["id_code", "diagnosis"], [[ids[i], labels[i]] for i in range(len(ids))])
+    n = len(ids)
+    pred = [min(4, l + (i % 3 == 0)) for i, l in enumerate(labels)]
+    c = {
+        "ok_in_order": table(["id_code", "diagnosis"], [[ids[i], pred[i]] for i in range(n)]),
+        "ok_shuffled": table(["id_code", "diagnosis"], [[ids[i], pred[i]] for i in [7, 5, 3, 1, 0, 2, 4, 6]]),
+        "ok_float_labels": table(["id_code", "diagnosis"], [[ids[i], "%d.0" % pred[i]] for i in range(n)]),
+        "bad_fraction_label": table(["id_code", "diagnosis"], [[ids[i], 2.5 if i == 0 else pred[i]] for i in range(n)]),
+        "bad_duplicate_row": table(["id_code", "diagnosis"], [[ids[i], pred[i]] for i in range(n)] + [[ids[0], 1]]),
+        "bad_unknown_id": table(["id_code", "diagnosis"], [[ids[i] + ("x" if i == 0 else ""), pred[i]] for i in range(n)]),
+        "bad_missing_label_column": table(["id_code", "label"], [[ids[i], pred[i]] for i in range(n)]),
+        "bad_missing_id_column": table(["diagnosis"], [[pred[i]] for i in range(n)]),
+        "bad_header_only": table(["id_code", "diagnosis"], []),
+    }
+    return answers, c
+
+
+def comp_taxi():
+    keys = ["2015-01-27 13:08:24.0000002", "2015-01-27 13:08:24.0000003", "2011-10-08 11:53:44.0000002",
+            "2012-12-01 21:12:12.0000002", "2012-12-01 21:12:12.0000003", "2009-06-30 17:59:00.000000158"]
+    fares = [10.5, 12.0, 4.9, 8.5, 22.54, 7.0]
+    answers = table(["key", "fare_amount", "passenger_count"], [[keys[i], fares[i], 1] for i in range(len(keys))])
+    n = len(keys)
+    pred = [round(f * 0.9 + 1, 3) for f in fares]
+    c = {
+        "ok_in_order": table(["key", "fare_amount"], [[keys[i], pred[i]] for i in range(n)]),
+        "ok_shuffled": table(["key", "fare_amount"], [[keys[i], pred[i]] for i in [5, 3, 1, 0, 2, 4]]),
+        "ok_keys_not_compared": table(["key", "fare_amount"], [["k%d" % i, pred[i]] for i in range(n)]),
+        "ok_integer_fares": table(["key", "fare_amount"], [[keys[i], int(pred[i])] for i in range(n)]),
+        "bad_rows": table(["key", "fare_amount"], [[keys[i], pred[i]] for i in range(n - 1)]),
+        "bad_missing_value": table(["key", "fare_amount"], [[keys[i], "" if i == 0 else pred[i]] for i in range(n)]),
+        "bad_text_value": table(["key", "fare_amount"], [[keys[i], "ten" if i == 0 else pred[i]] for i in range(n)]),
+        "bad_missing_key": table(["id", "fare_amount"], [[keys[i], pred[i]] for i in range(n)]),
+    }
+    return answers, c
+
+
+def comp_denoising():
+    ids = ["%d_%d_%d" % (img, r, col) for img in (1, 10) for r in (1, 2) for col in (1, 2, 11)]
+    vals = [1.0, 0.9803921568627451, 0.5, 1.0, 0.0, 0.2, 1.0, 1.0, 0.35, 0.8, 0.9, 0.1]
+    answers = table(["id", "value"], [[ids[i], vals[i]] for i in range(len(ids))])
+    n = len(ids)
+    pred = [round(min(1, v + 0.05 * (i % 3)), 4) for i, v in enumerate(vals)]
+    c = {
+        "ok_in_order": table(["id", "value"], [[ids[i], pred[i]] for i in range(n)]),
+        "ok_shuffled": table(["id", "value"], [[ids[i], pred[i]] for i in reversed(range(n))]),
+        "ok_sample_all_ones": table(["id", "value"], [[ids[i], 1] for i in range(n)]),
+        "ok_extra_column": table(["value", "id", "x"], [[pred[i], ids[i], 0] for i in range(n)]),
+        "bad_text_value": table(["id", "value"], [[ids[i], "white" if i == 0 else pred[i]] for i in range(n)]),
+        "bad_missing_value": table(["id", "value"], [[ids[i], "" if i == 0 else pred[i]] for i in range(n)]),
+        "bad_rows": table(["id", "value"], [[ids[i], pred[i]] for i in range(n - 1)]),
+        "bad_unknown_id": table(["id", "value"], [[ids[i] + ("0" if i == 0 else ""), pred[i]] for i in range(n)]),
+    }
+    return answers, c
+
+
+def comp_dog_breed(src):
+    spec = importlib.util.spec_from_file_location("dogs", os.path.join(src, "mlebench/competitions/dog-breed-identification/dogs.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    classes = list(mod.DOGS_LIST)
+    k = len(classes)
+    ids = ["000621fb3cbb32d8935728e48679680e", "00102ee9d8eb90812350685311fe5890", "0012a730dfa437f5f3613fb75efcd4ce", "001510bc8570bbeee98c8d80c8a95ec1", "001a5f3114548acdefa3d4da05474c2e"]
+    truth = [0, 17, 119, 60, 17]
+    answers = table(["id"] + classes, [[ids[i]] + [int(truth[i] == j) for j in range(k)] for i in range(len(ids))])
+    n = len(ids)
+
+    def probs(i):
+        p = [0.2 / (k - 1)] * k
+        p[truth[i] if i % 2 else 3] = 0.8
+        return p
+    c = {
+        "ok_in_order": table(["id"] + classes, [[ids[i]] + probs(i) for i in range(n)]),
+        "ok_shuffled_extra_column": table(["id"] + classes + ["x"], [[ids[i]] + probs(i) + [1] for i in [4, 2, 0, 3, 1]]),
+        "ok_uniform": table(["id"] + classes, [[ids[i]] + [1 / k] * k for i in range(n)]),
+        "bad_missing_class": table(["id"] + classes[1:], [[ids[i]] + probs(i)[1:] for i in range(n)]),
+        "bad_sum": table(["id"] + classes, [[ids[i]] + [0.9] + probs(i)[1:] for i in range(n)]),
+        "bad_rows": table(["id"] + classes, [[ids[i]] + probs(i) for i in range(n - 1)]),
+        "bad_unknown_id": table(["id"] + classes, [[ids[i][::-1] if i == 0 else ids[i]] + probs(i) for i in range(n)]),
+    }
+    return answers, c
+
+
+def comp_ranzcr(src):
+    spec = importlib.util.spec_from_file_location("ranzcr_classes", os.path.join(src, "mlebench/competitions/ranzcr-clip-catheter-line-classification/classes.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    scored = list(mod.CLASSES)
+    all_cols = scored + ["CVC - Normal", "Swan Ganz Catheter Present"]
+    ids = ["1.2.826.0.1.3680043.8.498.%d" % (10000 + 37 * i) for i in range(8)]
+    rng = np.random.default_rng(3)
+    truth = [[int(v) for v in row] for row in (rng.random((8, len(all_cols))) < 0.4)]
+    for j in range(len(all_cols)):  # both classes in every column
+        truth[0][j], truth[1][j] = 0, 1
+    answers = table(["StudyInstanceUID"] + all_cols + ["PatientID"], [[ids[i]] + truth[i] + ["p%d" % i] for i in range(8)])
+    pred = [[round(0.1 + 0.3 * t + 0.6 * rng.random(), 3) for t in row] for row in truth]
+    c = {
+        "ok_in_order": table(["StudyInstanceUID"] + all_cols, [[ids[i]] + pred[i] for i in range(8)]),
+        "ok_scored_only_shuffled": table(["StudyInstanceUID"] + scored, [[ids[i]] + pred[i][:len(scored)] for i in [3, 1, 7, 5, 0, 2, 4, 6]]),
+        "bad_missing_scored_class": table(["StudyInstanceUID"] + scored[1:], [[ids[i]] + pred[i][1:len(scored)] for i in range(8)]),
+        "bad_above_one": table(["StudyInstanceUID"] + scored, [[ids[i]] + [1.5 if i == 0 and j == 4 else v for j, v in enumerate(pred[i][:len(scored)])] for i in range(8)]),
+        "ok_unscored_class_out_of_range": table(["StudyInstanceUID"] + all_cols, [[ids[i]] + pred[i][:len(scored)] + [7, -3] for i in range(8)]),
+        "bad_rows": table(["StudyInstanceUID"] + scored, [[ids[i]] + pred[i][:len(scored)] for i in range(7)]),
+        "bad_unknown_id": table(["StudyInstanceUID"] + scored, [[ids[i] + ("9" if i == 0 else "")] + pred[i][:len(scored)] for i in range(8)]),
+    }
+    return answers, c
+
+
 # ---- grading with MLE-bench ----
 
 def grade_case(grade_fn, read_csv, answers_path, sub_path):
@@ -464,6 +595,16 @@ def main():
         "spooky-author-identification": comp_spooky,
         "nomad2018-predict-transparent-conductors": comp_nomad,
         "lmsys-chatbot-arena": comp_lmsys,
+        "aerial-cactus-identification": comp_auc_simple("id", "has_cactus", lambda i: "%032x.jpg" % (i * 7919)),
+        "histopathologic-cancer-detection": comp_auc_simple("id", "label", lambda i: "%040x" % (i * 104729 + 5)),
+        "siim-isic-melanoma-classification": comp_auc_simple("image_name", "target", lambda i: "ISIC_%07d" % (i * 311)),
+        "the-icml-2013-whale-challenge-right-whale-redux": comp_auc_simple("clip", "probability", lambda i: "20090404_%06d_%ds%dms_Test%d.aif" % (i * 1000, i, i * 3, i)),
+        "mlsp-2013-birds": comp_auc_simple("Id", "Probability", lambda i: 100 * (i // 3) + i % 3),
+        "aptos2019-blindness-detection": comp_aptos,
+        "new-york-city-taxi-fare-prediction": comp_taxi,
+        "denoising-dirty-documents": comp_denoising,
+        "dog-breed-identification": lambda: comp_dog_breed(src),
+        "ranzcr-clip-catheter-line-classification": lambda: comp_ranzcr(src),
     }
     only = sys.argv[2:]
     for cid, make in comps.items():
