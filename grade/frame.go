@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A frame is a CSV file read the way MLE-bench reads it: pandas.read_csv with
@@ -40,6 +41,9 @@ type frame struct {
 	cols  []*column
 	index map[string]int
 	n     int
+
+	mu     sync.Mutex
+	orders map[string][]int // sortedRows' cache
 }
 
 type colType uint8
@@ -319,25 +323,74 @@ func (c *column) order() []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		ma, mb := c.missing(a), c.missing(b)
-		switch {
-		case ma && mb:
-			return 0
-		case ma:
-			return 1
-		case mb:
-			return -1
-		}
-		switch c.typ {
-		case colInt:
-			return cmp.Compare(c.ints[a], c.ints[b])
-		case colObject:
+	var less func(a, b int) int
+	switch c.typ {
+	case colInt:
+		less = func(a, b int) int { return cmp.Compare(c.ints[a], c.ints[b]) }
+	case colObject:
+		less = func(a, b int) int {
+			ma, mb := c.na[a], c.na[b]
+			if ma || mb {
+				return cmp.Compare(b2i(ma), b2i(mb))
+			}
 			return strings.Compare(c.strs[a], c.strs[b]) // UTF-8 byte order is code point order, as Python's
 		}
-		return cmp.Compare(c.nums[a], c.nums[b])
+	default:
+		less = func(a, b int) int { return cmp.Compare(c.nums[a], c.nums[b]) } // cmp puts NaN first
+		nan := 0
+		for i, v := range c.nums {
+			if !math.IsNaN(v) {
+				idx[i-nan] = i
+			} else {
+				nan++
+			}
+		}
+		j := len(idx) - nan
+		for i, v := range c.nums {
+			if math.IsNaN(v) {
+				idx[j] = i
+				j++
+			}
+		}
+		head := idx[:len(idx)-nan]
+		slices.SortFunc(head, func(a, b int) int {
+			if r := less(a, b); r != 0 {
+				return r
+			}
+			return cmp.Compare(a, b)
+		})
+		return idx
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if r := less(a, b); r != 0 {
+			return r
+		}
+		return cmp.Compare(a, b) // stable: file order among equal values
 	})
 	return idx
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sortedRows is col(name).order(), computed once per frame and column (the
+// answers are sorted the same way for every submission).
+func (f *frame) sortedRows(name string) []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if o, ok := f.orders[name]; ok {
+		return o
+	}
+	if f.orders == nil {
+		f.orders = map[string][]int{}
+	}
+	o := f.col(name).order()
+	f.orders[name] = o
+	return o
 }
 
 // equalCells is numpy's a[i] == b[j] for two columns' cells: numbers compare

@@ -311,7 +311,7 @@ func gradeAUROC(r *mleRules, sub, ans *frame) (float64, error) {
 	if lo < 0 || hi > 1 {
 		return 0, reject("column %q must hold probabilities in [0, 1] (min %v, max %v)", target, lo, hi)
 	}
-	sp, ap := sub.col(id).order(), ans.col(id).order()
+	sp, ap := sub.col(id).order(), ans.sortedRows(id)
 	if !idsMatch(sub, sp, ans, ap, id) {
 		return 0, reject("submission %q values differ from the answers'", id)
 	}
@@ -564,7 +564,7 @@ func oneHotLogLoss(sub *frame, ans *frame, ansCols []string, id string) (float64
 			return 0, reject("submission lacks column %q of the answers", c)
 		}
 	}
-	sp, ap := sub.col(id).order(), ans.col(id).order()
+	sp, ap := sub.col(id).order(), ans.sortedRows(id)
 	if !idsMatch(sub, sp, ans, ap, id) {
 		return 0, reject("submission ids differ from the answers' after sorting")
 	}
@@ -633,7 +633,7 @@ func init() {
 			if err := needColumns(sub, "submission", target, id); err != nil {
 				return 0, reject("%v", err)
 			}
-			sp, ap := sub.col(id).order(), ans.col(id).order()
+			sp, ap := sub.col(id).order(), ans.sortedRows(id)
 			if !idsMatch(sub, sp, ans, ap, id) {
 				return 0, reject("submission %q values differ from the answers'", id)
 			}
@@ -652,7 +652,7 @@ func init() {
 			if sub.n == 0 {
 				return 0, reject("submission has no rows")
 			}
-			sp, ap := sub.col(id).order(), ans.col(id).order()
+			sp, ap := sub.col(id).order(), ans.sortedRows(id)
 			if !idsMatch(sub, sp, ans, ap, id) {
 				return 0, reject("submission must contain the same ids as the answers")
 			}
@@ -682,7 +682,7 @@ func init() {
 			if sub.n != ans.n {
 				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
 			}
-			sp, ap := sub.col(id).order(), ans.col(id).order()
+			sp, ap := sub.col(id).order(), ans.sortedRows(id)
 			if !idsMatch(sub, sp, ans, ap, id) {
 				return 0, reject("submission textID values differ from the answers'")
 			}
@@ -714,7 +714,7 @@ func init() {
 			if err := needColumns(sub, "submission", "id", "score"); err != nil {
 				return 0, reject("%v", err)
 			}
-			sp, ap := sub.col("id").order(), ans.col("id").order()
+			sp, ap := sub.col("id").order(), ans.sortedRows("id")
 			if !idsMatch(sub, sp, ans, ap, "id") {
 				return 0, reject("ids differ between the submission and the answers")
 			}
@@ -753,7 +753,7 @@ func init() {
 			if !sub.sameColumnSet(append([]string{"image_id"}, plantClasses...)) {
 				return 0, reject("submission columns %q are not exactly image_id plus %q", sub.names(), plantClasses)
 			}
-			sp, ap := sub.col("image_id").order(), ans.col("image_id").order()
+			sp, ap := sub.col("image_id").order(), ans.sortedRows("image_id")
 			if !idsMatch(sub, sp, ans, ap, "image_id") {
 				return 0, reject("submission image_id values differ from the answers'")
 			}
@@ -928,7 +928,7 @@ func registerLite() {
 			if !sub.has("id_code") {
 				return 0, reject("submission has no id_code column (grade.py fails reading it)")
 			}
-			sp, ap := sub.col("id_code").order(), ans.col("id_code").order()
+			sp, ap := sub.col("id_code").order(), ans.sortedRows("id_code")
 			if !idsMatch(sub, sp, ans, ap, "id_code") {
 				return 0, reject("submission id_code values differ from the answers' (as a set, or in count)")
 			}
@@ -958,7 +958,7 @@ func registerLite() {
 			if sub.n != ans.n {
 				return 0, reject("submission has %d rows, the answers %d (scikit-learn: inconsistent lengths)", sub.n, ans.n)
 			}
-			sp, ap := sub.col("key").order(), ans.col("key").order()
+			sp, ap := sub.col("key").order(), ans.sortedRows("key")
 			return rmseOf(ans.col("fare_amount"), ap, sub.col("fare_amount"), sp)
 		}})
 
@@ -983,7 +983,7 @@ func registerLite() {
 			if sub.n != ans.n {
 				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
 			}
-			sp, ap := sub.col("id").order(), ans.col("id").order()
+			sp, ap := sub.col("id").order(), ans.sortedRows("id")
 			if !idsMatch(sub, sp, ans, ap, "id") {
 				return 0, reject("submission id values differ from the answers'")
 			}
