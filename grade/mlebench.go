@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -909,6 +910,7 @@ func init() {
 		}})
 
 	registerLite()
+	registerJigsaw()
 }
 
 // registerLite adds rule sets for more competitions of MLE-bench's lite
@@ -1059,6 +1061,117 @@ func registerLite() {
 				total += auc
 			}
 			return total / float64(len(ranzcr)), nil
+		}})
+}
+
+// registerJigsaw: its grade.py indexes both files by id, sorts the index,
+// drops the rows the answers mark -1 (a boolean mask aligned on id), and
+// passes every remaining column of each file, in file order, to
+// roc_auc_score(average="macro"): columns pair by position, not by name.
+func registerJigsaw() {
+	classes := []string{"toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"}
+	key := func(c *column, i int) string {
+		if c.missing(i) {
+			return ""
+		}
+		if c.numeric() {
+			return "n" + strconv.FormatFloat(c.nums[i], 'g', -1, 64)
+		}
+		return "s" + c.strs[i]
+	}
+	register(&mleRules{id: "jigsaw-toxic-comment-classification-challenge", metric: "mean_column_auc", idColumn: "id", targets: classes,
+		checkAnswers: func(r *mleRules, a *frame) error {
+			if err := needColumns(a, "answers", append([]string{"id"}, classes...)...); err != nil {
+				return err
+			}
+			for _, c := range a.cols {
+				if c.name == "id" {
+					continue
+				}
+				if !c.numeric() {
+					return fmt.Errorf("answers column %q is not numeric", c.name)
+				}
+			}
+			return nil
+		},
+		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+			if !sub.has("id") {
+				return 0, reject("submission is missing the id column")
+			}
+			for _, c := range classes {
+				if !sub.has(c) {
+					return 0, reject("submission is missing the column %q", c)
+				}
+			}
+			if sub.n != ans.n {
+				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+			}
+			ap := ans.sortedRows("id")
+			keep := make(map[string]bool, ans.n)
+			for _, i := range ap {
+				sum := 0.0
+				for _, c := range classes {
+					sum += ans.col(c).nums[i]
+				}
+				keep[key(ans.col("id"), i)] = sum >= 0
+			}
+			var keptAns []int
+			for _, i := range ap {
+				if keep[key(ans.col("id"), i)] {
+					keptAns = append(keptAns, i)
+				}
+			}
+			var keptSub []int
+			idc := sub.col("id")
+			for _, i := range idc.order() {
+				k, ok := keep[key(idc, i)]
+				if !ok || idc.missing(i) {
+					return 0, reject("submission id %q is not an answers id (pandas: unalignable boolean indexer)", idc.strs[i])
+				}
+				if k {
+					keptSub = append(keptSub, i)
+				}
+			}
+			if len(keptSub) != len(keptAns) {
+				return 0, reject("scored rows differ in number: %d in the submission, %d in the answers (repeated ids)", len(keptSub), len(keptAns))
+			}
+			var subCols, ansCols []string
+			for _, n := range sub.names() {
+				if n != "id" {
+					subCols = append(subCols, n)
+				}
+			}
+			for _, n := range ans.names() {
+				if n != "id" {
+					ansCols = append(ansCols, n)
+				}
+			}
+			if len(subCols) > len(ansCols) {
+				return 0, reject("submission has %d value columns, the answers %d (roc_auc_score pairs them by position)", len(subCols), len(ansCols))
+			}
+			total := 0.0
+			for j, name := range subCols {
+				yScore, err := finiteNumbers(sub.col(name), keptSub)
+				if err != nil {
+					return 0, err
+				}
+				yTrue, err := finiteNumbers(ans.col(ansCols[j]), keptAns)
+				if err != nil {
+					return 0, fmt.Errorf("answers: %v", err)
+				}
+				pos := 0
+				for _, v := range yTrue {
+					if v != 0 && v != 1 {
+						return 0, fmt.Errorf("answers column %q holds %v in a scored row", ansCols[j], v)
+					}
+					pos += int(v)
+				}
+				if pos == 0 || pos == len(yTrue) {
+					return 0, reject("answers column %q has one class in the scored rows; ROC AUC is undefined", ansCols[j])
+				}
+				total += rocAUC(yTrue, yScore)
+			}
+			return total / float64(len(subCols)), nil
 		}})
 }
 

@@ -167,6 +167,10 @@ def comp_may2022():
             "ok_ids_leading_zeros": table(["id", "target"], [["0%d" % ids[i], probs[i]] for i in range(n)]),
             "ok_ids_quoted": '"id","target"\n' + "".join('"%d","%s"\n' % (ids[i], probs[i]) for i in range(n)),
             "ok_blank_lines_and_crlf": "id,target\r\n\r\n" + "".join("%d,%s\r\n" % (ids[i], probs[i]) for i in range(n)) + "\r\n",
+            "ok_utf8_bom": "\ufeff" + table(["id", "target"], [[ids[i], probs[i]] for i in range(n)]),
+            "ok_ids_padded_with_spaces": table(["id", "target"], [[" %d " % ids[i], probs[i]] for i in range(n)]),
+            "bad_header_with_space": table(["id", " target"], [[ids[i], probs[i]] for i in range(n)]),
+            "bad_not_utf8": table(["id", "target"], [[ids[i], probs[i]] for i in range(n)]) + "\udcff\n",
             "bad_id_NA": table(["id", "target"], [["NA" if i == 3 else ids[i], probs[i]] for i in range(n)]),
             "bad_ids_as_text": table(["id", "target"], [["id%d" % ids[i], probs[i]] for i in range(n)]),
             "bad_id_fraction": table(["id", "target"], [[ids[i] + (0.5 if i == 0 else 0), probs[i]] for i in range(n)]),
@@ -562,6 +566,39 @@ def comp_ranzcr(src):
     return answers, c
 
 
+def comp_jigsaw(src):
+    spec = importlib.util.spec_from_file_location("jigsaw_classes", os.path.join(src, "mlebench/competitions/jigsaw-toxic-comment-classification-challenge/classes.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    classes = list(mod.CLASSES)
+    ids = ["%016x" % (0x1cee341fdb12 + 977 * i) for i in range(10)]
+    rng = np.random.default_rng(5)
+    truth = [[int(v) for v in row] for row in (rng.random((10, 6)) < 0.4)]
+    for j in range(6):
+        truth[0][j], truth[1][j] = 0, 1
+    for i in (3, 7):  # rows the answers leave unscored
+        truth[i] = [-1] * 6
+    answers = table(["id"] + classes, [[ids[i]] + truth[i] for i in range(10)])
+    pred = [[round(0.1 + 0.3 * max(t, 0) + 0.6 * rng.random(), 3) for t in row] for row in truth]
+    cols = ["id"] + classes
+    c = {
+        "ok_in_order": table(cols, [[ids[i]] + pred[i] for i in range(10)]),
+        "ok_shuffled": table(cols, [[ids[i]] + pred[i] for i in [9, 7, 5, 3, 1, 0, 2, 4, 6, 8]]),
+        "columns_reordered_pair_by_position": table(["id"] + classes[::-1], [[ids[i]] + pred[i][::-1] for i in range(10)]),
+        "id_last": table(classes + ["id"], [pred[i] + [ids[i]] for i in range(10)]),
+        "nan_in_unscored_row": table(cols, [[ids[i]] + (["", "", "", "", "", ""] if i == 3 else pred[i]) for i in range(10)]),
+        "nan_in_scored_row": table(cols, [[ids[i]] + ([""] + pred[i][1:] if i == 2 else pred[i]) for i in range(10)]),
+        "repeated_id_replacing_another": table(cols, [[ids[0] if i == 1 else ids[i]] + pred[i] for i in range(10)]),
+        "repeated_id_replacing_unscored": table(cols, [[ids[0] if i == 3 else ids[i]] + pred[i] for i in range(10)]),
+        "extra_column": table(cols + ["x"], [[ids[i]] + pred[i] + [0.5] for i in range(10)]),
+        "missing_class": table(cols[:-1], [[ids[i]] + pred[i][:-1] for i in range(10)]),
+        "unknown_id": table(cols, [[ids[i] + ("0" if i == 0 else "")] + pred[i] for i in range(10)]),
+        "rows_missing": table(cols, [[ids[i]] + pred[i] for i in range(9)]),
+        "text_value": table(cols, [[ids[i]] + (["high"] + pred[i][1:] if i == 2 else pred[i]) for i in range(10)]),
+    }
+    return answers, c
+
+
 # ---- grading with MLE-bench ----
 
 def grade_case(grade_fn, read_csv, answers_path, sub_path):
@@ -605,6 +642,7 @@ def main():
         "denoising-dirty-documents": comp_denoising,
         "dog-breed-identification": lambda: comp_dog_breed(src),
         "ranzcr-clip-catheter-line-classification": lambda: comp_ranzcr(src),
+        "jigsaw-toxic-comment-classification-challenge": lambda: comp_jigsaw(src),
     }
     only = sys.argv[2:]
     for cid, make in comps.items():
@@ -622,7 +660,7 @@ def main():
         expected = {}
         for name, text in sorted(cases.items()):
             sp = os.path.join(d, name + ".csv")
-            with open(sp, "w", newline="") as f:
+            with open(sp, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(text)
             expected[name] = grade_case(grade_fn, read_csv, ap, sp)
         with open(os.path.join(d, "expected.json"), "w") as f:
