@@ -431,6 +431,15 @@ func (c *column) pyStr(i int) string {
 	return c.strs[i]
 }
 
+// pyStrNaN is Python's str() of cell i after pandas' astype(str) without
+// fillna: a missing cell is "nan".
+func (c *column) pyStrNaN(i int) string {
+	if c.missing(i) {
+		return "nan"
+	}
+	return c.pyStr(i)
+}
+
 // pyFloatRepr is Python's repr of a float: the shortest digits that read back
 // exactly, in positional notation when the decimal exponent is in [-4, 16),
 // else in scientific notation with at least two exponent digits.

@@ -911,6 +911,7 @@ func init() {
 
 	registerLite()
 	registerJigsaw()
+	registerTextNormalization()
 }
 
 // registerLite adds rule sets for more competitions of MLE-bench's lite
@@ -1173,6 +1174,36 @@ func registerJigsaw() {
 			}
 			return total / float64(len(subCols)), nil
 		}})
+}
+
+// registerTextNormalization: sorted by id, ids element-wise, both "after"
+// columns through astype(str) (no fillna: a missing cell is "nan"), then
+// accuracy_score on the strings.
+func registerTextNormalization() {
+	for _, id := range []string{"text-normalization-challenge-english-language", "text-normalization-challenge-russian-language"} {
+		register(&mleRules{id: id, metric: "accuracy", idColumn: "id", targets: []string{"after"},
+			checkAnswers: answersHave("id", "after"),
+			grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+				if sub.n != ans.n {
+					return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+				}
+				if err := needColumns(sub, "submission", "after", "id"); err != nil {
+					return 0, reject("%v", err)
+				}
+				sp, ap := sub.col("id").order(), ans.sortedRows("id")
+				if !idsMatch(sub, sp, ans, ap, "id") {
+					return 0, reject("submission ids differ from the answers'")
+				}
+				pc, tc := sub.col("after"), ans.col("after")
+				hits := 0
+				for i := range sp {
+					if pc.pyStrNaN(sp[i]) == tc.pyStrNaN(ap[i]) {
+						hits++
+					}
+				}
+				return float64(hits) / float64(len(sp)), nil
+			}})
+	}
 }
 
 // rmseOf is root_mean_squared_error over two columns in the given row orders.

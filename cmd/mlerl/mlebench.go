@@ -160,16 +160,21 @@ func importCompetition(repo, data, out, id string, stderr io.Writer) (string, er
 		return "", err
 	}
 	// The contract's sample submission name, as a second link to the
-	// competition's own sample file.
-	if rel, err := filepath.Rel(publicSrc, sample); err == nil && !strings.HasPrefix(rel, "..") {
-		dst := filepath.Join(tmp, "public", "sample_submission.csv")
-		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
-			if err := linkFile(sample, dst); err != nil {
-				return "", err
-			}
+	// competition's own sample file. The text-normalization challenges keep
+	// it in prepared/private; MLE-bench publishes the same file zipped.
+	privateSrc := filepath.Join(data, id, "prepared", "private")
+	inside := func(dir string) bool {
+		rel, err := filepath.Rel(dir, sample)
+		return err == nil && !strings.HasPrefix(rel, "..")
+	}
+	if !inside(publicSrc) && !inside(privateSrc) {
+		return "", fmt.Errorf("sample submission %s is not under %s", sample, filepath.Join(data, id, "prepared"))
+	}
+	dst := filepath.Join(tmp, "public", "sample_submission.csv")
+	if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+		if err := linkFile(sample, dst); err != nil {
+			return "", err
 		}
-	} else {
-		return "", fmt.Errorf("sample submission %s is not under %s", sample, publicSrc)
 	}
 	if err := linkFile(answers, filepath.Join(tmp, "private", "answers.csv")); err != nil {
 		return "", err

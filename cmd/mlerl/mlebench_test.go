@@ -36,19 +36,25 @@ func fakeMLEBench(t *testing.T) (repo, data string) {
 		"random-acts-of-pizza/prepared/private/test.csv", "random-acts-of-pizza/prepared/public/sampleSubmission.csv")
 	comp("plant-pathology-2020-fgvc7", "mean-column-wise-roc-auc",
 		"plant-pathology-2020-fgvc7/prepared/private/test.csv", "plant-pathology-2020-fgvc7/prepared/public/sample_submission.csv")
-	comp("denoising-dirty-documents", "rmse",
-		"denoising-dirty-documents/prepared/private/answers.csv", "denoising-dirty-documents/prepared/public/sampleSubmission.csv")
+	comp("text-normalization-challenge-english-language", "accuracy",
+		"text-normalization-challenge-english-language/prepared/private/answers.csv",
+		"text-normalization-challenge-english-language/prepared/private/sample_submission.csv")
+	comp("dogs-vs-cats-redux-kernels-edition", "log-loss",
+		"dogs-vs-cats-redux-kernels-edition/prepared/private/answers.csv", "dogs-vs-cats-redux-kernels-edition/prepared/public/sample_submission.csv")
 	for p, c := range map[string]string{
-		"spooky-author-identification/prepared/public/train.csv":             "id,text,author\nid1,\"It was, dark\",EAP\nid2,Cthulhu,HPL\n",
-		"spooky-author-identification/prepared/public/test.csv":              "id,text\nid3,a\nid4,b\nid5,c\n",
-		"spooky-author-identification/prepared/public/sample_submission.csv": "id,EAP,HPL,MWS\nid3,0.4,0.3,0.3\nid4,0.4,0.3,0.3\nid5,0.4,0.3,0.3\n",
-		"spooky-author-identification/prepared/private/test.csv":             "id,EAP,HPL,MWS\nid3,1,0,0\nid4,0,1,0\nid5,0,0,1\n",
-		"random-acts-of-pizza/prepared/public/test.json":                     "[]\n",
-		"random-acts-of-pizza/prepared/public/sampleSubmission.csv":          "request_id,requester_received_pizza\nt3_a,0\nt3_b,0\n",
-		"random-acts-of-pizza/prepared/public/sub/notes.txt":                 "nested file\n",
-		"random-acts-of-pizza/prepared/private/test.csv":                     "request_id,requester_received_pizza\nt3_a,1\nt3_b,0\n",
-		"denoising-dirty-documents/prepared/public/sampleSubmission.csv":     "id,value\n1_1_1,1\n",
-		"denoising-dirty-documents/prepared/private/answers.csv":             "id,value\n1_1_1,1\n",
+		"spooky-author-identification/prepared/public/train.csv":                               "id,text,author\nid1,\"It was, dark\",EAP\nid2,Cthulhu,HPL\n",
+		"spooky-author-identification/prepared/public/test.csv":                                "id,text\nid3,a\nid4,b\nid5,c\n",
+		"spooky-author-identification/prepared/public/sample_submission.csv":                   "id,EAP,HPL,MWS\nid3,0.4,0.3,0.3\nid4,0.4,0.3,0.3\nid5,0.4,0.3,0.3\n",
+		"spooky-author-identification/prepared/private/test.csv":                               "id,EAP,HPL,MWS\nid3,1,0,0\nid4,0,1,0\nid5,0,0,1\n",
+		"random-acts-of-pizza/prepared/public/test.json":                                       "[]\n",
+		"random-acts-of-pizza/prepared/public/sampleSubmission.csv":                            "request_id,requester_received_pizza\nt3_a,0\nt3_b,0\n",
+		"random-acts-of-pizza/prepared/public/sub/notes.txt":                                   "nested file\n",
+		"random-acts-of-pizza/prepared/private/test.csv":                                       "request_id,requester_received_pizza\nt3_a,1\nt3_b,0\n",
+		"dogs-vs-cats-redux-kernels-edition/prepared/public/sample_submission.csv":             "id,label\n1,0.5\n",
+		"text-normalization-challenge-english-language/prepared/public/en_test_2.csv.zip":      "PK not really\n",
+		"text-normalization-challenge-english-language/prepared/private/answers.csv":           "\"id\",\"after\"\n\"0_0\",\"two\"\n\"0_1\",\".\"\n",
+		"text-normalization-challenge-english-language/prepared/private/sample_submission.csv": "\"id\",\"after\"\n\"0_0\",\"2\"\n\"0_1\",\".\"\n",
+		"dogs-vs-cats-redux-kernels-edition/prepared/private/answers.csv":                      "id,label\n1,1\n",
 	} {
 		files[filepath.Join(data, p)] = c
 	}
@@ -168,7 +174,7 @@ func TestImportMLEBenchErrors(t *testing.T) {
 	}{
 		{[]string{"plant-pathology-2020-fgvc7"}, "not prepared"},
 		{[]string{"random-acts-of-pizza"}, "Git LFS pointer"},
-		{[]string{"denoising-dirty-documents"}, "unknown grader"},
+		{[]string{"dogs-vs-cats-redux-kernels-edition"}, "unknown grader"},
 		{[]string{"no-such-competition"}, "no competition"},
 		{nil, "usage"},
 		{[]string{"--all", "spooky-author-identification"}, "usage"},
@@ -196,10 +202,20 @@ func TestImportMLEBenchErrors(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--all: exit %d: %s", code, stderr)
 	}
-	for _, id := range []string{"spooky-author-identification", "random-acts-of-pizza"} {
+	for _, id := range []string{"spooky-author-identification", "random-acts-of-pizza", "text-normalization-challenge-english-language"} {
 		if _, err := loadTask(filepath.Join(out2, id)); err != nil {
 			t.Errorf("--all: %v", err)
 		}
+	}
+	// text-normalization keeps its sample submission in prepared/private
+	// (MLE-bench publishes it zipped): it becomes public/sample_submission.csv.
+	a, _ := os.ReadFile(filepath.Join(out2, "text-normalization-challenge-english-language", "public", "sample_submission.csv"))
+	b, _ := os.ReadFile(filepath.Join(data, "text-normalization-challenge-english-language/prepared/private/sample_submission.csv"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("text-normalization sample submission: %q", a)
+	}
+	if code, _, stderr := runCmd(t, "tasks", "check", filepath.Join(out2, "text-normalization-challenge-english-language")); code != 0 {
+		t.Errorf("tasks check: %s", stderr)
 	}
 	if !strings.Contains(stderr, "plant-pathology-2020-fgvc7: not prepared") {
 		t.Errorf("--all does not say what it skipped: %s", stderr)

@@ -599,6 +599,29 @@ def comp_jigsaw(src):
     return answers, c
 
 
+def comp_text_norm(words_before, words_after):
+    def make():
+        ids = ["%d_%d" % (s, t) for s in (0, 1, 12) for t in range(4)][:len(words_after)]
+        n = len(ids)
+        q = lambda rows: table(["id", "after"], rows).replace("\n", "\n")  # noqa: E731
+        answers = '"id","after"\n' + "".join('"%s","%s"\n' % (ids[i], words_after[i].replace('"', '""')) for i in range(n))
+        pred = [words_before[i] if i % 3 else words_after[i] for i in range(n)]
+        c = {
+            "ok_in_order": q([[ids[i], pred[i]] for i in range(n)]),
+            "ok_shuffled_quoted": '"id","after"\n' + "".join('"%s","%s"\n' % (ids[i], pred[i].replace('"', '""')) for i in reversed(range(n))),
+            "ok_sample_before_as_after": q([[ids[i], words_before[i]] for i in range(n)]),
+            "ok_perfect": q([[ids[i], words_after[i]] for i in range(n)]),
+            "ok_missing_cells_read_as_nan": q([[ids[i], "" if i % 2 else words_after[i]] for i in range(n)]),
+            "ok_numbers_column": q([[ids[i], ["1", "2.50", "007"][i % 3]] for i in range(n)]),
+            "ok_numbers_column_float_repr": q([[ids[i], "2.50" if i == 8 else "1"] for i in range(n)]),
+            "bad_rows": q([[ids[i], pred[i]] for i in range(n - 1)]),
+            "bad_unknown_id": q([[ids[i] + ("0" if i == 0 else ""), pred[i]] for i in range(n)]),
+            "bad_missing_after": table(["id", "before"], [[ids[i], pred[i]] for i in range(n)]),
+        }
+        return answers, c
+    return make
+
+
 # ---- grading with MLE-bench ----
 
 def grade_case(grade_fn, read_csv, answers_path, sub_path):
@@ -643,6 +666,12 @@ def main():
         "dog-breed-identification": lambda: comp_dog_breed(src),
         "ranzcr-clip-catheter-line-classification": lambda: comp_ranzcr(src),
         "jigsaw-toxic-comment-classification-challenge": lambda: comp_jigsaw(src),
+        "text-normalization-challenge-english-language": comp_text_norm(
+            ["Brillantaisia", "is", "a", "genus", "of", "plant", "in", "family", "2.5", "1992", "NA", "\"", ","],
+            ["Brillantaisia", "is", "a", "genus", "of", "plant", "in", "family", "2.5", "nineteen ninety two", "nan", "\"", ","][:12]),
+        "text-normalization-challenge-russian-language": comp_text_norm(
+            ["Другие", "1", "2.5", "г.", "NA", "ВЦИОМ", "null", ".", "12", "3", "4", "5"],
+            ["Другие", "один", "два целых и пять десятых", "года", "NA", "в_trans ц_trans и_trans о_trans м_trans", "null", ".", "двенадцать", "три", "четыре", "пять"]),
     }
     only = sys.argv[2:]
     for cid, make in comps.items():
