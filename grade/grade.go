@@ -125,28 +125,9 @@ func LowerIsBetter(metric string) (bool, error) {
 
 // Validate checks that the spec names a known metric and a usable set of columns.
 func (s Spec) Validate() error {
-	m, err := lookupMetric(s.Metric)
+	m, err := s.validateColumns()
 	if err != nil {
 		return err
-	}
-	if s.IDColumn == "" {
-		return errors.New("id column is not set")
-	}
-	if len(s.TargetColumns) == 0 {
-		return errors.New("no target columns")
-	}
-	seen := make(map[string]bool, len(s.TargetColumns))
-	for _, c := range s.TargetColumns {
-		if c == "" {
-			return errors.New("empty target column name")
-		}
-		if c == s.IDColumn {
-			return fmt.Errorf("target column %q is also the id column", c)
-		}
-		if seen[c] {
-			return fmt.Errorf("target column %q listed twice", c)
-		}
-		seen[c] = true
 	}
 	if m.singleTarget && len(s.TargetColumns) != 1 {
 		return fmt.Errorf("metric %s takes exactly one target column, got %d", m.name, len(s.TargetColumns))
@@ -155,4 +136,33 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("metric %s needs at least %d target columns (one per class), got %d", m.name, m.minTargets, len(s.TargetColumns))
 	}
 	return nil
+}
+
+// validateColumns checks the metric name and the column names, not how many
+// target columns the metric takes (an imported competition's rules decide).
+func (s Spec) validateColumns() (metricInfo, error) {
+	m, err := lookupMetric(s.Metric)
+	if err != nil {
+		return m, err
+	}
+	if s.IDColumn == "" {
+		return m, errors.New("id column is not set")
+	}
+	if len(s.TargetColumns) == 0 {
+		return m, errors.New("no target columns")
+	}
+	seen := make(map[string]bool, len(s.TargetColumns))
+	for _, c := range s.TargetColumns {
+		if c == "" {
+			return m, errors.New("empty target column name")
+		}
+		if c == s.IDColumn {
+			return m, fmt.Errorf("target column %q is also the id column", c)
+		}
+		if seen[c] {
+			return m, fmt.Errorf("target column %q listed twice", c)
+		}
+		seen[c] = true
+	}
+	return m, nil
 }

@@ -90,14 +90,20 @@ func MLEBenchSpec(grader string, answersHeader []string) (Spec, error) {
 			}
 		}
 	}
-	return s, s.Validate()
+	_, err = s.validateColumns()
+	return s, err
 }
 
 // CheckMLEBenchSpec checks that grader is known and that spec names its
-// metric, id column and (when fixed) target columns.
+// metric, id column and (when fixed) target columns. It replaces
+// Spec.Validate for imported tasks: the number of target columns is the
+// competition's (dogs-vs-cats scores log loss on one column).
 func CheckMLEBenchSpec(grader string, spec Spec) error {
 	r, err := lookupGrader(grader)
 	if err != nil {
+		return err
+	}
+	if _, err := spec.validateColumns(); err != nil {
 		return err
 	}
 	if spec.Metric != r.metric {
@@ -129,11 +135,8 @@ func LoadMLEBenchAnswersFile(grader string, spec Spec, path string) (*Answers, e
 
 // LoadMLEBenchAnswers reads answers for grader "mlebench/<id>".
 func LoadMLEBenchAnswers(grader string, spec Spec, rd io.Reader) (*Answers, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
-	}
 	if err := CheckMLEBenchSpec(grader, spec); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("spec: %w", err)
 	}
 	r, _ := lookupGrader(grader)
 	buf, err := readLimited(rd)
@@ -912,6 +915,7 @@ func init() {
 	registerLite()
 	registerJigsaw()
 	registerTextNormalization()
+	registerDogsVsCats()
 }
 
 // registerLite adds rule sets for more competitions of MLE-bench's lite
@@ -1204,6 +1208,75 @@ func registerTextNormalization() {
 				return float64(hits) / float64(len(sp)), nil
 			}})
 	}
+}
+
+// registerDogsVsCats: binary log loss on one probability column. Ids as a
+// set, rows, range, sorted by id (ids not compared again: equal sets and
+// lengths make them equal), log_loss on 1-D labels: each row's loss is
+// -log(clip(p)) for label 1, -log(clip(1-p)) for label 0.
+func registerDogsVsCats() {
+	register(&mleRules{id: "dogs-vs-cats-redux-kernels-edition", metric: "log_loss", idColumn: "id", targets: []string{"label"},
+		checkAnswers: func(r *mleRules, a *frame) error {
+			if err := needColumns(a, "answers", "id"); err != nil {
+				return err
+			}
+			return binaryColumn(a, "label")
+		},
+		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
+			if err := needColumns(sub, "submission", "id", "label"); err != nil {
+				return 0, reject("%v", err)
+			}
+			sp, ap := sub.col("id").order(), ans.sortedRows("id")
+			if !sameIDSet(sub.col("id"), sp, ans.col("id"), ap) {
+				return 0, reject("submission and answers have different ids")
+			}
+			if sub.n != ans.n {
+				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+			}
+			if err := allInUnit(sub, []string{"label"}); err != nil {
+				return 0, err
+			}
+			yPred, err := finiteNumbers(sub.col("label"), sp)
+			if err != nil {
+				return 0, err
+			}
+			yTrue, _ := finiteNumbers(ans.col("label"), ap)
+			var s neumaier
+			for i, y := range yTrue {
+				p := yPred[i]
+				if y == 1 {
+					s.add(-math.Log(clipProb(p)))
+				} else {
+					s.add(-math.Log(clipProb(1 - p)))
+				}
+			}
+			return s.value() / float64(len(yTrue)), nil
+		}})
+}
+
+// sameIDSet is Python's set(a) == set(b) on two id columns sorted in orders
+// ap and bp: equal values (numbers as numbers) collapse; NaN equals nothing.
+func sameIDSet(a *column, ap []int, b *column, bp []int) bool {
+	dedup := func(c *column, p []int) []int {
+		var out []int
+		for _, i := range p {
+			if len(out) > 0 && equalCells(c, out[len(out)-1], c, i) {
+				continue
+			}
+			out = append(out, i)
+		}
+		return out
+	}
+	ua, ub := dedup(a, ap), dedup(b, bp)
+	if len(ua) != len(ub) {
+		return false
+	}
+	for i := range ua {
+		if !equalCells(a, ua[i], b, ub[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // rmseOf is root_mean_squared_error over two columns in the given row orders.

@@ -39,8 +39,8 @@ func fakeMLEBench(t *testing.T) (repo, data string) {
 	comp("text-normalization-challenge-english-language", "accuracy",
 		"text-normalization-challenge-english-language/prepared/private/answers.csv",
 		"text-normalization-challenge-english-language/prepared/private/sample_submission.csv")
-	comp("dogs-vs-cats-redux-kernels-edition", "log-loss",
-		"dogs-vs-cats-redux-kernels-edition/prepared/private/answers.csv", "dogs-vs-cats-redux-kernels-edition/prepared/public/sample_submission.csv")
+	comp("spaceship-titanic", "accuracy",
+		"spaceship-titanic/prepared/private/answers.csv", "spaceship-titanic/prepared/public/sample_submission.csv")
 	for p, c := range map[string]string{
 		"spooky-author-identification/prepared/public/train.csv":                               "id,text,author\nid1,\"It was, dark\",EAP\nid2,Cthulhu,HPL\n",
 		"spooky-author-identification/prepared/public/test.csv":                                "id,text\nid3,a\nid4,b\nid5,c\n",
@@ -50,11 +50,11 @@ func fakeMLEBench(t *testing.T) (repo, data string) {
 		"random-acts-of-pizza/prepared/public/sampleSubmission.csv":                            "request_id,requester_received_pizza\nt3_a,0\nt3_b,0\n",
 		"random-acts-of-pizza/prepared/public/sub/notes.txt":                                   "nested file\n",
 		"random-acts-of-pizza/prepared/private/test.csv":                                       "request_id,requester_received_pizza\nt3_a,1\nt3_b,0\n",
-		"dogs-vs-cats-redux-kernels-edition/prepared/public/sample_submission.csv":             "id,label\n1,0.5\n",
+		"spaceship-titanic/prepared/public/sample_submission.csv":             "PassengerId,Transported\n0013_01,False\n",
 		"text-normalization-challenge-english-language/prepared/public/en_test_2.csv.zip":      "PK not really\n",
 		"text-normalization-challenge-english-language/prepared/private/answers.csv":           "\"id\",\"after\"\n\"0_0\",\"two\"\n\"0_1\",\".\"\n",
 		"text-normalization-challenge-english-language/prepared/private/sample_submission.csv": "\"id\",\"after\"\n\"0_0\",\"2\"\n\"0_1\",\".\"\n",
-		"dogs-vs-cats-redux-kernels-edition/prepared/private/answers.csv":                      "id,label\n1,1\n",
+		"spaceship-titanic/prepared/private/answers.csv":                      "PassengerId,Transported\n0013_01,True\n",
 	} {
 		files[filepath.Join(data, p)] = c
 	}
@@ -174,7 +174,7 @@ func TestImportMLEBenchErrors(t *testing.T) {
 	}{
 		{[]string{"plant-pathology-2020-fgvc7"}, "not prepared"},
 		{[]string{"random-acts-of-pizza"}, "Git LFS pointer"},
-		{[]string{"dogs-vs-cats-redux-kernels-edition"}, "unknown grader"},
+		{[]string{"spaceship-titanic"}, "unknown grader"},
 		{[]string{"no-such-competition"}, "no competition"},
 		{nil, "usage"},
 		{[]string{"--all", "spooky-author-identification"}, "usage"},

@@ -49,6 +49,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def log_loss_15(y_true, y_pred, **kwargs):
     y_pred = check_array(y_pred, ensure_2d=False, dtype=[np.float64, np.float32, np.float16])
     y_true = np.asarray(y_true)
+    if y_true.ndim == 1:  # binary labels and one probability column, as scikit-learn expands them
+        if len(y_true) != len(y_pred):
+            raise ValueError("inconsistent numbers of samples")
+        classes = np.unique(y_true)
+        if len(classes) != 2:
+            raise ValueError("y_true needs two labels")
+        y_true = np.stack([y_true != classes[1], y_true == classes[1]], axis=1).astype(int)
+        y_pred = np.stack([1 - y_pred, y_pred], axis=1)
     if y_true.ndim != 2 or y_pred.ndim != 2 or y_true.shape != y_pred.shape:
         raise ValueError("shapes differ")
     if not np.isin(y_true, [0, 1]).all():
@@ -622,6 +630,27 @@ def comp_text_norm(words_before, words_after):
     return make
 
 
+def comp_dogs_cats():
+    ids = list(range(1, 11))
+    labels = [1, 0, 0, 1, 1, 0, 1, 0, 0, 1]
+    answers = table(["id", "label"], [[ids[i], labels[i]] for i in range(10)])
+    pred = [round(0.2 + 0.5 * l + 0.1 * ((i * 3) % 4) / 3, 3) for i, l in enumerate(labels)]
+    c = {
+        "ok_in_order": table(["id", "label"], [[ids[i], pred[i]] for i in range(10)]),
+        "ok_shuffled": table(["label", "id"], [[pred[i], ids[i]] for i in [9, 1, 8, 2, 7, 3, 6, 4, 5, 0]]),
+        "ok_sample_half": table(["id", "label"], [[ids[i], 0.5] for i in range(10)]),
+        "ok_hard_labels_clipped": table(["id", "label"], [[ids[i], 1 - labels[i] if i == 0 else labels[i]] for i in range(10)]),
+        "ok_ids_as_floats": table(["id", "label"], [["%d.0" % ids[i], pred[i]] for i in range(10)]),
+        "bad_above_one": table(["id", "label"], [[ids[i], 1.01 if i == 0 else pred[i]] for i in range(10)]),
+        "bad_missing_value": table(["id", "label"], [[ids[i], "" if i == 0 else pred[i]] for i in range(10)]),
+        "bad_repeated_id": table(["id", "label"], [[ids[i], pred[i]] for i in range(10)] + [[ids[0], 0.5]]),
+        "bad_unknown_id": table(["id", "label"], [[ids[i] + (100 if i == 0 else 0), pred[i]] for i in range(10)]),
+        "bad_rows": table(["id", "label"], [[ids[i], pred[i]] for i in range(9)]),
+        "bad_missing_label": table(["id", "p"], [[ids[i], pred[i]] for i in range(10)]),
+    }
+    return answers, c
+
+
 # ---- grading with MLE-bench ----
 
 def grade_case(grade_fn, read_csv, answers_path, sub_path):
@@ -666,6 +695,7 @@ def main():
         "dog-breed-identification": lambda: comp_dog_breed(src),
         "ranzcr-clip-catheter-line-classification": lambda: comp_ranzcr(src),
         "jigsaw-toxic-comment-classification-challenge": lambda: comp_jigsaw(src),
+        "dogs-vs-cats-redux-kernels-edition": comp_dogs_cats,
         "text-normalization-challenge-english-language": comp_text_norm(
             ["Brillantaisia", "is", "a", "genus", "of", "plant", "in", "family", "2.5", "1992", "NA", "\"", ","],
             ["Brillantaisia", "is", "a", "genus", "of", "plant", "in", "family", "2.5", "nineteen ninety two", "nan", "\"", ","][:12]),
