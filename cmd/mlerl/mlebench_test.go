@@ -50,11 +50,11 @@ func fakeMLEBench(t *testing.T) (repo, data string) {
 		"random-acts-of-pizza/prepared/public/sampleSubmission.csv":                            "request_id,requester_received_pizza\nt3_a,0\nt3_b,0\n",
 		"random-acts-of-pizza/prepared/public/sub/notes.txt":                                   "nested file\n",
 		"random-acts-of-pizza/prepared/private/test.csv":                                       "request_id,requester_received_pizza\nt3_a,1\nt3_b,0\n",
-		"spaceship-titanic/prepared/public/sample_submission.csv":             "PassengerId,Transported\n0013_01,False\n",
+		"spaceship-titanic/prepared/public/sample_submission.csv":                              "PassengerId,Transported\n0013_01,False\n",
 		"text-normalization-challenge-english-language/prepared/public/en_test_2.csv.zip":      "PK not really\n",
 		"text-normalization-challenge-english-language/prepared/private/answers.csv":           "\"id\",\"after\"\n\"0_0\",\"two\"\n\"0_1\",\".\"\n",
 		"text-normalization-challenge-english-language/prepared/private/sample_submission.csv": "\"id\",\"after\"\n\"0_0\",\"2\"\n\"0_1\",\".\"\n",
-		"spaceship-titanic/prepared/private/answers.csv":                      "PassengerId,Transported\n0013_01,True\n",
+		"spaceship-titanic/prepared/private/answers.csv":                                       "PassengerId,Transported\n0013_01,True\n",
 	} {
 		files[filepath.Join(data, p)] = c
 	}
