@@ -25,6 +25,11 @@
 //     a learner wants the unrounded number).
 //
 // Metric-specific rules are documented on Metrics' table below (metricTable).
+//
+// Imported MLE-bench competitions (task.yaml "grader: mlebench/<id>") do not
+// follow these rules: each has a rule set reproducing its own grade.py, on a
+// pandas-like reading of the files (mlebench.go, frame.go, docs/mlebench.md).
+// Rank places a score on a competition's leaderboard by MLE-bench's medal rules.
 package grade
 
 import (

@@ -161,3 +161,36 @@ func TestReadFrameTypes(t *testing.T) {
 		t.Error("a row longer than the header was accepted")
 	}
 }
+
+// An imported competition's answers are shared by concurrent grades (the
+// trainer grades episodes in parallel); the answers' sort is cached once.
+func TestMLEBenchConcurrentGrades(t *testing.T) {
+	const id = "tabular-playground-series-may-2022"
+	a := loadGoldenAnswers(t, id)
+	raw, err := os.ReadFile(filepath.Join("testdata", "mlebench", id, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases map[string]mlebenchExpected
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	want := *cases["ok_shuffled"].Score
+	path := filepath.Join("testdata", "mlebench", id, "ok_shuffled.csv")
+	errs := make(chan string, 16)
+	for g := 0; g < 16; g++ {
+		go func() {
+			r := a.GradeFile(path)
+			if !r.Valid || *r.Score != want {
+				errs <- r.Error
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for g := 0; g < 16; g++ {
+		if e := <-errs; e != "" {
+			t.Errorf("concurrent grade: %s", e)
+		}
+	}
+}
