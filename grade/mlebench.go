@@ -34,6 +34,21 @@ type mleRules struct {
 	// means the task is broken, not the submission.
 	checkAnswers func(r *mleRules, ans *frame) error
 	grade        func(r *mleRules, sub, ans *frame) (float64, error)
+	// allColumns: the grader reads every answers column (otherwise only the
+	// id and target columns are kept in memory).
+	allColumns bool
+}
+
+// keepColumns says which answers columns the rule set reads.
+func (r *mleRules) keepColumns() func(string) bool {
+	if r.allColumns || r.targets == nil {
+		return nil
+	}
+	want := map[string]bool{r.idColumn: true}
+	for _, t := range r.targets {
+		want[t] = true
+	}
+	return func(name string) bool { return want[name] }
 }
 
 // errInvalid marks a submission MLE-bench's grader would reject.
@@ -143,7 +158,7 @@ func LoadMLEBenchAnswers(grader string, spec Spec, rd io.Reader) (*Answers, erro
 	if err != nil {
 		return nil, err
 	}
-	fr, err := readFrame(buf)
+	fr, err := readFrameKeep(buf, r.keepColumns())
 	if err != nil {
 		return nil, err
 	}
@@ -1084,7 +1099,7 @@ func registerJigsaw() {
 		}
 		return "s" + c.strs[i]
 	}
-	register(&mleRules{id: "jigsaw-toxic-comment-classification-challenge", metric: "mean_column_auc", idColumn: "id", targets: classes,
+	register(&mleRules{id: "jigsaw-toxic-comment-classification-challenge", metric: "mean_column_auc", idColumn: "id", targets: classes, allColumns: true,
 		checkAnswers: func(r *mleRules, a *frame) error {
 			if err := needColumns(a, "answers", append([]string{"id"}, classes...)...); err != nil {
 				return err
