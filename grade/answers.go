@@ -33,6 +33,9 @@ type Answers struct {
 
 	// qwk: the distinct answer labels, sorted.
 	qwkLabels []int64
+
+	// mle is set for imported MLE-bench competitions, graded by their own rules.
+	mle *mleAnswers
 }
 
 // LoadAnswersFile reads an answers CSV from path.

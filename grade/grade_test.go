@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -224,8 +225,8 @@ func TestMetricValues(t *testing.T) {
 		{"mae", Spec{"mae", "id", []string{"y"}}, "id,y\na,0\nb,0\n", "id,y\na,3\nb,-4\n", 3.5},
 		{"mean_column_rmse", Spec{"mean_column_rmse", "id", []string{"u", "v"}}, "id,u,v\na,0,0\nb,0,0\n", "id,u,v\na,1,3\nb,1,3\n", 2},
 		{"rmsle", Spec{"rmsle", "id", []string{"y"}}, "id,y\na,0\n", "id,y\na,1.718281828459045\n", 1},
-		{"log_loss perfect clipped", Spec{"log_loss", "id", []string{"p", "q"}}, "id,p,q\na,1,0\n", "id,p,q\na,1,0\n", -math.Log((1 - 1e-15) / (1 - 1e-15 + 1e-15))},
-		{"log_loss zero on truth", Spec{"log_loss", "id", []string{"p", "q"}}, "id,p,q\na,1,0\n", "id,p,q\na,0,1\n", -math.Log(1e-15 / (1 - 1e-15 + 1e-15))},
+		{"log_loss perfect clipped", Spec{"log_loss", "id", []string{"p", "q"}}, "id,p,q\na,1,0\n", "id,p,q\na,1,0\n", -math.Log(1 - 0x1p-52)},
+		{"log_loss zero on truth", Spec{"log_loss", "id", []string{"p", "q"}}, "id,p,q\na,1,0\n", "id,p,q\na,0,1\n", -math.Log(0x1p-52)},
 		{"qwk perfect", Spec{"qwk", "id", []string{"y"}}, "id,y\na,1\nb,5\n", "id,y\na,1\nb,5\n", 1},
 		{"qwk uses ranks not values", Spec{"qwk", "id", []string{"y"}}, "id,y\na,1\nb,2\nc,9\n", "id,y\na,1\nb,9\nc,9\n", 0.8}, // on label values it would be 0.495
 		{"pearson two rows is sign", Spec{"pearson", "id", []string{"y"}}, "id,y\na,1\nb,2\n", "id,y\na,5\nb,-3\n", -1},
@@ -387,6 +388,38 @@ func TestConcurrentGrades(t *testing.T) {
 	for g := 0; g < 8; g++ {
 		if err := <-done; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestLogLossSklearn15Golden checks log_loss against numbers written by
+// testdata/logloss_sklearn15.py (scikit-learn >= 1.5's formula in numpy).
+func TestLogLossSklearn15Golden(t *testing.T) {
+	raw, err := os.ReadFile("testdata/logloss_sklearn15.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name, Answers, Submission string
+		Score                     float64
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		header := strings.SplitN(c.Answers, "\n", 2)[0]
+		cols := strings.Split(header, ",")
+		a, err := LoadAnswers(Spec{"log_loss", cols[0], cols[1:]}, strings.NewReader(c.Answers))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		r := a.Grade(strings.NewReader(c.Submission))
+		if !r.Valid {
+			t.Errorf("%s: invalid: %s", c.Name, r.Error)
+			continue
+		}
+		if d := math.Abs(*r.Score - c.Score); d > 1e-12*max(1, math.Abs(c.Score)) {
+			t.Errorf("%s: score %.17g, scikit-learn 1.5 formula %.17g", c.Name, *r.Score, c.Score)
 		}
 	}
 }

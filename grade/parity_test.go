@@ -185,7 +185,7 @@ func genCase(metric string, n int, seed uint64) parityCase {
 			for t := range ps {
 				ps[t] /= sum
 				if rng.IntN(2) == 0 {
-					pr[t] = strconv.FormatFloat(ps[t], 'f', 6, 64) // sums off by ~1e-6: exercises renormalising
+					pr[t] = strconv.FormatFloat(ps[t], 'f', 6, 64) // sums off by ~1e-6: exercises the row-sum tolerance
 				} else {
 					pr[t] = strconv.FormatFloat(ps[t], 'g', -1, 64)
 				}

@@ -23,6 +23,9 @@ type Task struct {
 	IDColumn      string   `yaml:"id_column" json:"id_column"`
 	TargetColumns []string `yaml:"target_columns" json:"target_columns"`
 	Source        string   `yaml:"source" json:"source"`
+	// Grader, when set ("mlebench/<competition-id>"), grades the task by that
+	// MLE-bench competition's own rules instead of CONTRACT.md's generic ones.
+	Grader string `yaml:"grader,omitempty" json:"grader,omitempty"`
 
 	// Dir is the task folder (absolute).
 	Dir string `yaml:"-" json:"path"`
@@ -84,10 +87,11 @@ func (t *Task) validateMeta() error {
 	if base := filepath.Base(t.Dir); base != t.Name {
 		return fmt.Errorf("name %q differs from the folder name %q", t.Name, base)
 	}
-	if err := t.GradeSpec().Validate(); err != nil {
-		return err
+	if t.Grader != "" {
+		// The competition's rules decide the columns (CONTRACT.md §1).
+		return grade.CheckMLEBenchSpec(t.Grader, t.GradeSpec())
 	}
-	return nil
+	return t.GradeSpec().Validate()
 }
 
 // LowerIsBetter follows from the metric.
@@ -116,9 +120,17 @@ func (t *Task) GradeSpec() grade.Spec {
 }
 
 // Answers parses the private answers; a broken answers file is a broken task.
+// An imported MLE-bench task's answers are its competition's original file.
 func (t *Task) Answers() (*grade.Answers, error) {
+	if t.Grader != "" {
+		return grade.LoadMLEBenchAnswersFile(t.Grader, t.GradeSpec(), t.AnswersPath())
+	}
 	return grade.LoadAnswersFile(t.GradeSpec(), t.AnswersPath())
 }
+
+// LeaderboardPath is the competition's leaderboard, present for imported
+// MLE-bench tasks; with it, grades carry a medal rank.
+func (t *Task) LeaderboardPath() string { return filepath.Join(t.Dir, "leaderboard.csv") }
 
 // Description returns description.md.
 func (t *Task) Description() (string, error) {

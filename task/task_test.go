@@ -134,3 +134,61 @@ func TestBrokenTasks(t *testing.T) {
 		})
 	}
 }
+
+// writeFiles writes files (relative path -> content) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, p, content)
+	}
+}
+
+// An imported MLE-bench task: grader key, answers in the competition's own
+// shape (extra columns), graded by the competition's rules.
+func TestGraderTask(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "random-acts-of-pizza")
+	yaml := "name: random-acts-of-pizza\nmetric: auc\nid_column: request_id\ntarget_columns: [requester_received_pizza]\n" +
+		"source: MLE-bench\ngrader: mlebench/random-acts-of-pizza\n"
+	writeFiles(t, dir, map[string]string{
+		"task.yaml":                    yaml,
+		"description.md":               "Predict pizza.\n",
+		"public/sampleSubmission.csv":  "request_id,requester_received_pizza\nt3_a,0\nt3_b,0\nt3_c,0\n",
+		"public/sample_submission.csv": "request_id,requester_received_pizza\nt3_a,0\nt3_b,0\nt3_c,0\n",
+		"private/answers.csv":          "request_id,requester_received_pizza\nt3_a,1\nt3_b,0\nt3_c,0\n",
+	})
+	tk, err := Load(dir)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if tk.Grader != "mlebench/random-acts-of-pizza" {
+		t.Fatalf("grader %q", tk.Grader)
+	}
+	if err := tk.Check(); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	ans, err := tk.Answers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Extra columns are ignored by this competition's grade.py.
+	sub := filepath.Join(t.TempDir(), "s.csv")
+	write(t, sub, "requester_received_pizza,request_id,extra\n0.9,t3_a,x\n0.1,t3_b,y\n0.2,t3_c,z\n")
+	if r := ans.GradeFile(sub); !r.Valid || *r.Score != 1 {
+		t.Errorf("grade: %+v", r)
+	}
+
+	for _, c := range []struct{ yaml, want string }{
+		{strings.Replace(yaml, "mlebench/random-acts-of-pizza", "mlebench/no-such-thing", 1), "unknown grader"},
+		{strings.Replace(yaml, "metric: auc", "metric: accuracy", 1), "scores with auc"},
+		{strings.Replace(yaml, "id_column: request_id", "id_column: id", 1), `matches rows by "request_id"`},
+	} {
+		write(t, filepath.Join(dir, "task.yaml"), c.yaml)
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "task.yaml") {
+			t.Errorf("want an error naming task.yaml and %q, got %v", c.want, err)
+		}
+	}
+}

@@ -3,9 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+
+	"github.com/mlerl/mlerl/grade"
+	"github.com/mlerl/mlerl/task"
 )
 
 func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -29,8 +34,16 @@ func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, errUsage{err})
 	}
 	res := ans.GradeFile(*sub)
+	rank, err := leaderboardRank(t, res)
+	if err != nil {
+		return exitStatus(stderr, errUsage{err})
+	}
 	if *asJSON {
-		if err := json.NewEncoder(stdout).Encode(res); err != nil {
+		out := struct {
+			grade.Result
+			Rank *grade.Rank `json:"rank,omitempty"`
+		}{res, rank}
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
 			return exitStatus(stderr, err)
 		}
 	}
@@ -41,6 +54,28 @@ func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "%s %s = %.6g\n", t.Name, t.Metric, *res.Score)
+		if rank != nil {
+			medal := "no medal"
+			if rank.Medal != nil {
+				medal = *rank.Medal + " medal"
+			}
+			fmt.Fprintf(stderr, "%s: %s, above median: %v (gold %.6g, silver %.6g, bronze %.6g, median %.6g)\n",
+				t.Name, medal, rank.AboveMedian, rank.GoldThreshold, rank.SilverThreshold, rank.BronzeThreshold, rank.MedianThreshold)
+		}
 	}
 	return 0
+}
+
+// leaderboardRank places a grade on the task's leaderboard.csv, if it has one
+// (imported MLE-bench tasks do), by MLE-bench's medal rules.
+func leaderboardRank(t *task.Task, res grade.Result) (*grade.Rank, error) {
+	if _, err := os.Stat(t.LeaderboardPath()); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	lb, err := grade.LoadLeaderboardFile(t.LeaderboardPath())
+	if err != nil {
+		return nil, err
+	}
+	r := lb.Rank(res.Score)
+	return &r, nil
 }

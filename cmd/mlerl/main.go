@@ -19,6 +19,8 @@ const usage = `usage: mlerl COMMAND [flags]
 commands:
   tasks list [--json]          list the built-in task suite
   tasks check TASK             validate a task folder
+  tasks import-mlebench --repo MLEBENCH --data DATA [--out DIR] (ID...|--all)
+                               MLE-bench competitions as task folders (docs/mlebench.md)
   grade --task T --submission FILE [--json]
   exec --task T --code FILE [--instrument none|ast|lm] [--timeout DUR] [--memory BYTES] [--json]
                                run one episode: instrument, sandboxed run, grade, reward

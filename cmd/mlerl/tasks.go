@@ -31,7 +31,7 @@ func loadTask(nameOrPath string) (*task.Task, error) {
 
 func runTasks(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: mlerl tasks list [--json] | mlerl tasks check TASK")
+		fmt.Fprintln(stderr, "usage: mlerl tasks list [--json] | mlerl tasks check TASK | mlerl tasks import-mlebench ...")
 		return 2
 	}
 	switch args[0] {
@@ -39,8 +39,10 @@ func runTasks(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, tasksList(args[1:], stdout, stderr))
 	case "check":
 		return exitStatus(stderr, tasksCheck(args[1:], stderr))
+	case "import-mlebench":
+		return exitStatus(stderr, tasksImportMLEBench(args[1:], stderr))
 	default:
-		return exitStatus(stderr, usageErrorf("tasks: unknown subcommand %q (want list or check)", args[0]))
+		return exitStatus(stderr, usageErrorf("tasks: unknown subcommand %q (want list, check or import-mlebench)", args[0]))
 	}
 }
 

@@ -2,7 +2,9 @@
 
 Grades submissions the way MLE-bench's graders do (pandas read_csv with
 float_precision="round_trip", sort both frames by id, check the ids agree,
-then the scikit-learn / scipy metric), using the scikit-learn installed here.
+then the scikit-learn / scipy metric), using the scikit-learn installed here,
+except log_loss: MLE-bench runs scikit-learn >= 1.5, whose log_loss differs
+from Debian's 1.2.1 (see log_loss_sklearn15), so that one is numpy here.
 
   reference.py cases.json      grade every case, print a JSON list of results
   reference.py --bench metric id_column target[,target...] answers.csv submission.csv repeats
@@ -20,9 +22,23 @@ import time
 import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr
-from sklearn.metrics import (accuracy_score, cohen_kappa_score, log_loss,
+from scipy.special import xlogy
+from sklearn.metrics import (accuracy_score, cohen_kappa_score,
                              mean_absolute_error, mean_squared_error,
                              roc_auc_score)
+
+
+def log_loss_sklearn15(y_true, y_pred):
+    """scikit-learn >= 1.5's log_loss for one-hot y_true and 2-D y_pred:
+    clip to [eps, 1 - eps] with eps = float64 machine epsilon, no
+    renormalisation of rows (1.5 only warns when they do not sum to 1), then
+    the mean over rows of -sum(y * log p)."""
+    p = np.asarray(y_pred, dtype=np.float64)
+    if not np.isfinite(p).all():
+        raise ValueError("Input contains NaN or infinity")
+    eps = np.finfo(np.float64).eps
+    p = np.clip(p, eps, 1 - eps)
+    return float(np.average(-xlogy(np.asarray(y_true), p).sum(axis=1)))
 
 
 class Invalid(Exception):
@@ -69,7 +85,7 @@ def metric(name, sub, ans, targets):
             raise Invalid("row sums")
         if not ((p >= 0) & (p <= 1)).all().all():
             raise Invalid("range")
-        return log_loss(ans[targets].to_numpy(), p.to_numpy(), eps=1e-15)
+        return log_loss_sklearn15(ans[targets].to_numpy(), p.to_numpy())
     if name == "rmse":
         return mean_squared_error(ans[t], sub[t], squared=False)
     if name == "mae":
@@ -131,7 +147,7 @@ def bench(name, id_col, targets, answers, submission, repeats):
                 raise Invalid("row sums")
             if not ((y_pred >= 0) & (y_pred <= 1)).all():
                 raise Invalid("range")
-            score = log_loss(y_true, y_pred, eps=1e-15)
+            score = log_loss_sklearn15(y_true, y_pred)
         else:
             raise ValueError(f"bench supports auc and log_loss, not {name}")
         best = min(best, time.perf_counter() - start)
