@@ -38,6 +38,9 @@ const (
 	BestDir      = "best"
 	CheckDir     = "checkpoint"
 	stateFile    = "state.json"
+	// prevStateFile is the checkpoint before the last, kept (with its policy)
+	// so that a resume can fall back on it when the last one is damaged.
+	prevStateFile = "state.prev.json"
 )
 
 // Options configure a Folder.
@@ -96,21 +99,26 @@ type state struct {
 // Resume reopens dir at its last checkpoint: it loads the policy into pol,
 // cuts the JSONL files back to their length at the checkpoint and returns the
 // checkpoint for rl.Config.Resume.
+//
+// A damaged last checkpoint (state.json truncated or corrupt, or a policy
+// that does not load) is reported and the one before it is used, when the
+// folder has it; with neither usable the error names both.
 func Resume(dir string, pol rl.Policy, opts Options) (*Folder, *rl.Checkpoint, error) {
-	b, err := os.ReadFile(filepath.Join(dir, CheckDir, stateFile))
-	if err != nil {
-		return nil, nil, fmt.Errorf("resume %s: no checkpoint: %w", dir, err)
-	}
-	var st state
-	if err := json.Unmarshal(b, &st); err != nil || st.Checkpoint == nil {
-		return nil, nil, fmt.Errorf("resume %s: unreadable checkpoint: %v", dir, err)
-	}
-	if err := pol.Load(filepath.Join(dir, CheckDir, st.PolicyDir)); err != nil {
-		return nil, nil, fmt.Errorf("resume %s: policy: %w", dir, err)
-	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	st, err := loadState(dir, stateFile, pol)
+	if err != nil {
+		prev, perr := loadState(dir, prevStateFile, pol)
+		if perr != nil {
+			if errors.Is(err, os.ErrNotExist) && errors.Is(perr, os.ErrNotExist) {
+				return nil, nil, fmt.Errorf("resume %s: no checkpoint (%s)", dir, filepath.Join(CheckDir, stateFile))
+			}
+			return nil, nil, fmt.Errorf("resume %s: %v; the checkpoint before it: %v", dir, err, perr)
+		}
+		log.Warn("the last checkpoint is damaged; resuming from the one before it", "err", err, "update", prev.Checkpoint.Counters.Updates)
+		st = prev
 	}
 	for _, name := range []string{EpisodesFile, MetricsFile} {
 		if err := cutBack(filepath.Join(dir, name), st.Checkpoint.Files[name], log); err != nil {
@@ -122,6 +130,31 @@ func Resume(dir string, pol rl.Policy, opts Options) (*Folder, *rl.Checkpoint, e
 		return nil, nil, err
 	}
 	return f, st.Checkpoint, nil
+}
+
+// loadState reads checkpoint file name and loads the policy it names into
+// pol; any damage is an error naming the file, never a panic.
+func loadState(dir, name string, pol rl.Policy) (st state, err error) {
+	path := filepath.Join(dir, CheckDir, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("%s is corrupt: %v", path, err)
+	}
+	if st.Checkpoint == nil || st.PolicyDir == "" || strings.ContainsAny(st.PolicyDir, `/\`) {
+		return st, fmt.Errorf("%s is incomplete: no checkpoint or policy folder", path)
+	}
+	defer func() {
+		if r := recover(); r != nil { // a policy whose decoder panics on garbage
+			err = fmt.Errorf("%s: policy %s: %v", path, st.PolicyDir, r)
+		}
+	}()
+	if err := pol.Load(filepath.Join(dir, CheckDir, st.PolicyDir)); err != nil {
+		return st, fmt.Errorf("%s: policy: %w", path, err)
+	}
+	return st, nil
 }
 
 // cutBack truncates a JSONL file to size n (its length at the checkpoint) and
@@ -214,7 +247,7 @@ func appendJSONL[T any](f *os.File, recs ...T) error {
 // Episodes appends episode lines.
 func (f *Folder) Episodes(recs []rl.EpisodeRecord) error {
 	if err := appendJSONL(f.episodes, recs...); err != nil {
-		return fmt.Errorf("%s: %w", EpisodesFile, err)
+		return f.fail(EpisodesFile, err)
 	}
 	return nil
 }
@@ -223,19 +256,25 @@ func (f *Folder) Episodes(recs []rl.EpisodeRecord) error {
 // of an update are durable before its checkpoint is written.
 func (f *Folder) Metrics(m rl.Metrics) error {
 	if err := appendJSONL(f.metrics, m); err != nil {
-		return fmt.Errorf("%s: %w", MetricsFile, err)
+		return f.fail(MetricsFile, err)
 	}
 	return f.sync()
 }
 
 func (f *Folder) sync() error {
 	if err := f.episodes.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", EpisodesFile, err)
+		return f.fail(EpisodesFile, err)
 	}
 	if err := f.metrics.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", MetricsFile, err)
+		return f.fail(MetricsFile, err)
 	}
 	return nil
+}
+
+// fail names the run folder in a write error: on a full disk, the one line
+// the user sees says which folder and file, and that the last checkpoint stands.
+func (f *Folder) fail(what string, err error) error {
+	return fmt.Errorf("run folder %s: writing %s: %w (the last checkpoint is intact: fix this and resume with mlerl train --resume %s)", f.dir, what, err, f.dir)
 }
 
 // Best replaces the best solution's files.
@@ -253,7 +292,7 @@ func (f *Folder) Best(b rl.Best) error {
 	}
 	for name, data := range map[string][]byte{"solution.py": []byte(b.Code), "submission.csv": b.Submission, "result.json": append(res, '\n')} {
 		if err := WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
-			return fmt.Errorf("best: %w", err)
+			return f.fail(filepath.Join(BestDir, name), err)
 		}
 	}
 	return nil
@@ -281,18 +320,37 @@ func (f *Folder) Checkpoint(ck *rl.Checkpoint, pol rl.Policy) error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := pol.Save(filepath.Join(cdir, pdir)); err != nil {
-		return fmt.Errorf("checkpoint: policy: %w", err)
+		return f.fail("checkpoint policy", err)
 	}
 	b, err := json.Marshal(state{Checkpoint: ck, PolicyDir: pdir})
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(cdir, stateFile), b); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+	// The last good checkpoint becomes the previous one (a rename: it is
+	// never half there), then the new one is written beside it.
+	keep := map[string]bool{pdir: true}
+	cur := filepath.Join(cdir, stateFile)
+	if old, err := os.ReadFile(cur); err == nil {
+		var st state
+		if json.Unmarshal(old, &st) == nil && st.PolicyDir != "" && st.PolicyDir != pdir {
+			if err := os.Rename(cur, filepath.Join(cdir, prevStateFile)); err != nil {
+				return f.fail("checkpoint", err)
+			}
+			keep[st.PolicyDir] = true
+		}
+	}
+	if err := WriteFileAtomic(cur, b); err != nil {
+		return f.fail("checkpoint", err)
+	}
+	if prev, err := os.ReadFile(filepath.Join(cdir, prevStateFile)); err == nil {
+		var st state
+		if json.Unmarshal(prev, &st) == nil {
+			keep[st.PolicyDir] = true
+		}
 	}
 	old, _ := filepath.Glob(filepath.Join(cdir, "policy-*"))
 	for _, o := range old {
-		if filepath.Base(o) != pdir {
+		if !keep[filepath.Base(o)] {
 			os.RemoveAll(o) // an old policy left behind wastes space, nothing more
 		}
 	}
@@ -308,7 +366,10 @@ func (f *Folder) Summary(s rl.Summary) error {
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(f.dir, SummaryFile), append(b, '\n'))
+	if err := WriteFileAtomic(filepath.Join(f.dir, SummaryFile), append(b, '\n')); err != nil {
+		return f.fail(SummaryFile, err)
+	}
+	return nil
 }
 
 // Close closes the JSONL files.
