@@ -33,11 +33,11 @@ type Graded struct {
 	settings Settings
 }
 
-// NewGraded grades ex's executions for tasks with rw (zero: DefaultReward);
+// NewGraded grades ex's executions for tasks with rw (zero: DefaultReward());
 // every job submitted through it carries settings.
 func NewGraded(ex Executor, tasks []*Prepared, rw Reward, settings Settings) *Graded {
 	if rw == (Reward{}) {
-		rw = DefaultReward
+		rw = DefaultReward()
 	}
 	g := &Graded{Executor: ex, tasks: map[string]*Prepared{}, reward: rw, settings: settings}
 	for _, p := range tasks {

@@ -93,10 +93,10 @@ func (r *Runner) Execute(ctx context.Context, dataDir string, job Job) (Executio
 }
 
 // Grade is the trainer's half of Run: grade the submission against p's
-// private answers and compute the reward with rw (zero: DefaultReward).
+// private answers and compute the reward with rw (zero: DefaultReward()).
 func Grade(p *Prepared, ex Execution, rw Reward) Result {
 	if rw == (Reward{}) {
-		rw = DefaultReward
+		rw = DefaultReward()
 	}
 	res := Result{
 		Episode: ex.Episode, Task: p.Task.Name, Kind: ex.Kind, PolicyVersion: ex.PolicyVersion,

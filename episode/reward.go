@@ -9,7 +9,7 @@ type Reward struct {
 }
 
 // DefaultReward is the paper's: -10 plus 0.1 per stage reached.
-var DefaultReward = Reward{Failed: -10, PerStage: 0.1}
+func DefaultReward() Reward { return Reward{Failed: -10, PerStage: 0.1} }
 
 // Of computes the reward of an episode: the score when the submission is valid
 // (negated when lower is better, so more is always better), otherwise partial

@@ -103,7 +103,7 @@ func (r *Runner) Run(ctx context.Context, p *Prepared, job Job) (Result, error) 
 
 func (r *Runner) reward() Reward {
 	if r.Reward == (Reward{}) {
-		return DefaultReward
+		return DefaultReward()
 	}
 	return r.Reward
 }

@@ -151,7 +151,7 @@ func collect(t testing.TB, e *Env, n int) map[string]episode.Result {
 		if !ok {
 			t.Fatalf("execution %s of unknown task %q", ex.Episode, ex.Task)
 		}
-		r := episode.Grade(p.(*episode.Prepared), ex, episode.DefaultReward)
+		r := episode.Grade(p.(*episode.Prepared), ex, episode.DefaultReward())
 		if _, dup := got[r.Episode]; dup {
 			t.Fatalf("result for %s delivered twice", r.Episode)
 		}

@@ -38,8 +38,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	arms := splitList(*armsArg)
 	for _, a := range arms {
-		if !slices.Contains(compare.Arms, a) {
-			return usageErrorf("--arms: unknown arm %q (want %v)", a, compare.Arms)
+		if !slices.Contains(compare.Arms(), a) {
+			return usageErrorf("--arms: unknown arm %q (want %v)", a, compare.Arms())
 		}
 	}
 	switch {
@@ -86,7 +86,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return runner.Execute(ctx, dirs[job.Task], job)
 	}
 	if len(arms) == 0 {
-		arms = compare.Arms
+		arms = compare.Arms()
 	}
 	fmt.Fprintf(stderr, "mlerl: comparing %d arms on %d tasks, %d seeds, %v virtual budget, %d workers, program limit %v; isolation %s\n",
 		len(arms), len(prepared), *seeds, *budget, *workers, ef.timeout, runner.Sandbox.Level())

@@ -63,7 +63,7 @@ func (e *envFlags) runner(ctx context.Context) (*episode.Runner, error) {
 	}
 	r := &episode.Runner{
 		Sandbox: sb,
-		Reward:  episode.DefaultReward,
+		Reward:  episode.DefaultReward(),
 		Max:     episode.Settings{Timeout: e.timeout, MemoryBytes: e.memory, Instrument: e.instrument},
 	}
 	ast := instrument.NewAST("")

@@ -36,7 +36,7 @@ const (
 )
 
 // Arms lists every arm in table order.
-var Arms = []string{DurationAware, Naive, NoLearn, Random}
+func Arms() []string { return []string{DurationAware, Naive, NoLearn, Random} }
 
 // Config says what to compare.
 type Config struct {
@@ -106,7 +106,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	arms := cfg.Arms
 	if len(arms) == 0 {
-		arms = Arms
+		arms = Arms()
 	}
 	res := &Result{Mode: "virtual clock over a shared evaluation store: each distinct program ran once for real; runs replay its measured outcome and duration",
 		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds}
@@ -165,7 +165,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	case Random:
 		pol, err = recipe.NewUniform(tasks, seed)
 	default:
-		return Run{}, fmt.Errorf("unknown arm %q (want one of %v)", arm, Arms)
+		return Run{}, fmt.Errorf("unknown arm %q (want one of %v)", arm, Arms())
 	}
 	if err != nil {
 		return Run{}, err

@@ -51,7 +51,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first.Arms) != len(Arms) || first.Executed == 0 {
+	if len(first.Arms) != len(Arms()) || first.Executed == 0 {
 		t.Fatalf("%d arms, %d executed", len(first.Arms), first.Executed)
 	}
 	for _, a := range first.Arms {
@@ -76,7 +76,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	}
 	var out bytes.Buffer
 	again.Print(&out)
-	for _, arm := range Arms {
+	for _, arm := range Arms() {
 		if !strings.Contains(out.String(), arm) {
 			t.Errorf("table lacks %s:\n%s", arm, out.String())
 		}
