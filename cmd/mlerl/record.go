@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,39 +14,6 @@ import (
 	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/rl/replay"
 )
-
-type namedPlan struct {
-	name string
-	plan *recipe.Plan
-}
-
-// recordPlans picks n distinct plans for p: the default plan and the
-// hand-picked edits that apply (in that order), then uniformly random plans
-// from seed, named "random K" with K their position in the list. Fewer than
-// len(recipe.Edits) keeps the first n edits.
-func recordPlans(p *recipe.Profile, n int, seed uint64) []namedPlan {
-	var out []namedPlan
-	seen := map[string]bool{}
-	for _, e := range recipe.Edits {
-		if len(out) >= n {
-			return out
-		}
-		if pl, ok := e.Apply(p); ok && !seen[pl.Key()] {
-			seen[pl.Key()] = true
-			out = append(out, namedPlan{e.Name, pl})
-		}
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x7265706c6179)) // "replay"
-	for tries := 0; len(out) < n && tries < 100*n; tries++ {
-		pl := recipe.Random(p, rng)
-		if seen[pl.Key()] {
-			continue
-		}
-		seen[pl.Key()] = true
-		out = append(out, namedPlan{"random " + strconv.Itoa(len(out)+1), pl})
-	}
-	return out
-}
 
 const recordUsage = `usage: mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]
        [--instrument none|ast|lm] [--memory BYTES] [--isolation LEVEL]
@@ -107,14 +72,14 @@ func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 	if doneTask != "" && doneTask != t.Name {
 		return usageErrorf("--out %s holds rows of task %s, not %s", *out, doneTask, t.Name)
 	}
-	plans := recordPlans(prof, *nPlans, *seed)
+	plans := recipe.Candidates(prof, *nPlans, *seed)
 	programs := make([]replay.Program, len(plans))
-	for i, np := range plans {
-		code, err := recipe.Render(prof, np.plan)
+	for i, c := range plans {
+		code, err := recipe.Render(prof, c.Plan)
 		if err != nil {
-			return fmt.Errorf("bench record-replay: rendering %s: %w", np.name, err)
+			return fmt.Errorf("bench record-replay: rendering %s: %w", c.Name, err)
 		}
-		programs[i] = replay.Program{Note: np.name, Code: code}
+		programs[i] = replay.Program{Note: c.Name, Code: code}
 	}
 	runner, err := ef.runner(ctx)
 	if err != nil {
