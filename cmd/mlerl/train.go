@@ -156,9 +156,8 @@ func ignoredOnResume(set map[string]bool) []string {
 // programTimeout is train's default limit on one program: a sixth of the
 // budget (at least 30 s, at most the budget), and never above def. A program
 // that needs more leaves no time to learn from it or improve it, and slow
-// samples hold slots the whole limit: on austen-authorship in 4 minutes, a
-// third of the budget (80 s) left 9 episodes, four of them timed out, where a
-// sixth (40 s) left 26 and a better best.
+// samples hold slots the whole limit (bench/RESULTS.md, "Program time limit",
+// has the measurement behind a sixth).
 func programTimeout(budget, def time.Duration) time.Duration {
 	return min(def, max(budget/6, min(budget, 30*time.Second)))
 }
