@@ -7,24 +7,16 @@
 //
 // By default the table is replay.DefaultTable, recorded from real sandboxed
 // runs of recipe plans on the suite task hpc-job-class: fast weak plans
-// (linear models, 1 s, QWK 0.43-0.54), tree ensembles (1.5-10 s, 0.85-0.88),
-// the default histogram boosting (13 s, 0.873) and fast real failures. What
-// it shows there (3 seeds, 64 workers, batch 64):
+// (linear models), tree ensembles, the default histogram boosting and fast
+// real failures. What it shows (numbers in bench/RESULTS.md, "Duration
+// ablation"):
 //
 //   - early in training, the paper's Figure 8: the naive arm stays on fast,
-//     weaker programs (expected duration 3.4-4.1 s against 2.8 s for the
-//     untrained policy; its expected score first dips, 0.709 to 0.704 in the
-//     first minute, as it favours the fast linear plans over failures, then
-//     rises slowly), the duration-aware arm moves to slower, stronger ones
-//     (at 5 virtual minutes: mean duration 3.6 s vs 9.7 s, mean score 0.788
-//     vs 0.838; at 10 minutes, the default budget: 3.6 s vs 11.6 s, 0.851
-//     vs 0.856, each seed slower, the score gap closing);
-//   - later, the gap in score closes (by 10 minutes) and turns (at 1 virtual
-//     hour naive 0.877 on 3.6 s, duration-aware 0.870 on 13.3 s): this
-//     table has a plan that is both fast and strong (ordinal regression with
-//     XGBoost, 2 s, 0.874), which the naive arm finds once slow results have
-//     come in, while the duration-aware arm keeps favouring the slowest strong
-//     plan (13 s, 0.873). The mean duration gap stays.
+//     weaker programs, the duration-aware arm moves to slower, stronger ones;
+//   - later the gap in score closes and can turn: this table has a plan that
+//     is both fast and strong, which the naive arm finds once slow results
+//     have come in, while the duration-aware arm keeps favouring the slowest
+//     strong plan. The mean duration gap stays.
 //
 // Why: here a freed slot samples afresh from the current policy, so once the
 // policy is steady a batch holds each plan in proportion to its probability,
@@ -37,15 +29,6 @@
 // fast program (its Figure 2) and stayed there.
 // After that point the weight Δt/mean(Δt) only adds a pull toward slow plans.
 // Trajectory, in the result and the table, shows the whole course.
-//
-// The letter-recognition table (--table letter-recognition; plans of 1-75 s,
-// accuracy 0.24-0.969, an RBF SVM at 0.966 in 4-7 s) shows the same course:
-// at 10 virtual minutes naive 19.0 s and 0.873, duration-aware 31.0 s and
-// 0.883; at 30 minutes 21.5 s and 0.936 against 48.5 s and 0.908.
-//
-// (Numbers from 2026-11-22, after improve prompts started drawing the
-// buffer's best half the time, which speeds both arms up; before, at 10
-// minutes on hpc-job-class, 0.838 vs 0.858.)
 package ablation
 
 import (
