@@ -193,16 +193,25 @@ type pendingView struct {
 // answer waits up to d for e: 200 with the episode, 202 with its id, or 500
 // when it could not run.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, e *entry, d time.Duration) {
-	ep, err, done := wait(r.Context(), e, d)
+	ep, done, err := wait(r.Context(), e, d)
 	switch {
 	case !done:
 		w.Header().Set("Location", "/v1/episodes/"+e.req.ID)
 		writeJSON(w, http.StatusAccepted, pendingView{ID: e.req.ID, RequestID: e.req.RequestID, Status: "running"})
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "id": e.req.ID, "request_id": e.req.RequestID})
+		writeJSON(w, errStatus(err), map[string]string{"error": err.Error(), "id": e.req.ID, "request_id": e.req.RequestID})
 	default:
 		writeJSON(w, http.StatusOK, ep)
 	}
+}
+
+// errStatus is the HTTP status of an episode that could not run: 503 when
+// the server is stopping (the client retries), else 500.
+func errStatus(err error) int {
+	if errors.Is(err, errStopped) {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }
 
 func (s *Server) handleWeights(w http.ResponseWriter, r *http.Request) {

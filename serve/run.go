@@ -244,8 +244,14 @@ func (s *Server) noteBest(t *served, r record, ep *Episode) {
 	}
 }
 
-// wait returns e's episode once done, or nil after d (or when ctx ends).
-func wait(ctx context.Context, e *entry, d time.Duration) (*Episode, error, bool) {
+// errStopped fails the episodes still waiting when the server stops; the
+// client is told 503 and retries, and a server restarted on the same folder
+// runs them.
+var errStopped = errors.New("the server stopped before the episode finished; retry against the restarted server")
+
+// wait returns e's episode once done (done true), or nothing after d or when
+// ctx ends; err says why a done episode could not run.
+func wait(ctx context.Context, e *entry, d time.Duration) (ep *Episode, done bool, err error) {
 	if d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -257,9 +263,9 @@ func wait(ctx context.Context, e *entry, d time.Duration) (*Episode, error, bool
 	}
 	select {
 	case <-e.done:
-		return e.ep, e.err, true
+		return e.ep, true, e.err
 	default:
-		return nil, nil, false
+		return nil, false, nil
 	}
 }
 

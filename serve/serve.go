@@ -193,7 +193,7 @@ func (s *Server) Close() error {
 	lost := s.inflight + len(s.queue)
 	for _, e := range s.eps {
 		if e.ep == nil && e.err == nil {
-			e.err = errors.New("the server stopped before the episode finished")
+			e.err = errStopped
 			close(e.done)
 		}
 	}

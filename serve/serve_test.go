@@ -101,10 +101,10 @@ func start(t *testing.T, dir, token string, timeout time.Duration) *harness {
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			h.http.Close()
 			if err := srv.Close(); err != nil {
 				t.Errorf("Close: %v", err)
 			}
+			h.http.Close()
 			pool.Close()
 		})
 	}
@@ -112,12 +112,13 @@ func start(t *testing.T, dir, token string, timeout time.Duration) *harness {
 	return h
 }
 
-// stop ends the server as shutdown does, before a restart on the same folder.
+// stop ends the server, before a restart on the same folder: waiting
+// requests are answered 503, then the listener closes.
 func (h *harness) stop() {
-	h.http.Close()
 	if err := h.srv.Close(); err != nil {
 		h.t.Fatal(err)
 	}
+	h.http.Close()
 }
 
 // call sends body as JSON and decodes the answer into out (when not nil).
@@ -241,7 +242,16 @@ func TestPollAndRestart(t *testing.T) {
 	if code := h.call("POST", "/v1/episodes", "", map[string]any{"request_id": "r2", "task": "tiny-auc", "code": sleeper, "wait_s": 0}, &pend); code != 202 {
 		t.Fatalf("r2: %d", code)
 	}
+	polled := make(chan int)
+	go func() {
+		var e map[string]string
+		polled <- h.call("GET", "/v1/episodes/"+pend.ID+"?wait_s=60", "", nil, &e)
+	}()
+	time.Sleep(200 * time.Millisecond) // the poll is waiting
 	h.stop()
+	if code := <-polled; code != 503 {
+		t.Errorf("a poll cut by shutdown: %d, want 503 (retry)", code)
+	}
 
 	h2 := start(t, dir, "", 5*time.Second)
 	var again Episode

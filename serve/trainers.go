@@ -97,13 +97,13 @@ func (s *Server) handleStep(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "%v", err)
 		return
 	}
-	ep, err, done := wait(r.Context(), e, s.cfg.MaxWait+s.cfg.Settings.Timeout)
+	ep, done, err := wait(r.Context(), e, s.cfg.MaxWait+s.cfg.Settings.Timeout)
 	switch {
 	case !done:
 		writeError(w, http.StatusGatewayTimeout, "episode %s not finished; retry the step to wait again", e.req.ID)
 		return
 	case err != nil:
-		writeError(w, http.StatusInternalServerError, "%v", err)
+		writeError(w, errStatus(err), "%v", err)
 		return
 	}
 	ss.turn++
@@ -156,13 +156,13 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 		ExtraLogs map[string][]float64 `json:"extra_logs"`
 	}{ExtraLogs: map[string][]float64{}}
 	for i, e := range entries {
-		ep, err, done := wait(r.Context(), e, s.cfg.MaxWait+s.cfg.Settings.Timeout)
+		ep, done, err := wait(r.Context(), e, s.cfg.MaxWait+s.cfg.Settings.Timeout)
 		switch {
 		case !done:
 			writeError(w, http.StatusGatewayTimeout, "sample %d (episode %s) not finished; retry the batch to wait again", i, e.req.ID)
 			return
 		case err != nil:
-			writeError(w, http.StatusInternalServerError, "sample %d: %v", i, err)
+			writeError(w, errStatus(err), "sample %d: %v", i, err)
 			return
 		}
 		out.Rewards = append(out.Rewards, ep.Reward)
