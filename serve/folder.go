@@ -18,6 +18,7 @@ import (
 // report.html are the contract's; requests.jsonl is serve's own).
 const (
 	RequestsFile = "requests.jsonl"
+	SessionsFile = "sessions.jsonl"
 	EpisodesFile = "episodes.jsonl"
 	SummaryFile  = "summary.json"
 )
@@ -28,6 +29,7 @@ type folder struct {
 	mu       sync.Mutex // one writer per file at a time: lines never interleave
 	requests *os.File
 	episodes *os.File
+	sessions *os.File
 }
 
 // openFolder opens dir (creating it) and restores into s what an earlier
@@ -47,6 +49,11 @@ func openFolder(dir string, s *Server) (*folder, []*entry, error) {
 	}
 	if f.episodes, err = openAppend(filepath.Join(dir, EpisodesFile)); err != nil {
 		f.requests.Close()
+		return nil, nil, err
+	}
+	if f.sessions, err = openAppend(filepath.Join(dir, SessionsFile)); err != nil {
+		f.requests.Close()
+		f.episodes.Close()
 		return nil, nil, err
 	}
 	return f, pending, nil
@@ -104,7 +111,32 @@ func (f *folder) restore(s *Server) ([]*entry, error) {
 		}
 		pending = append(pending, e)
 	}
-	return pending, nil
+	return pending, f.restoreSessions(s)
+}
+
+// restoreSessions reopens the sessions of sessions.jsonl at the turn their
+// finished episodes reached: a multi-turn agent carries on after a restart.
+func (f *folder) restoreSessions(s *Server) error {
+	recs, _, err := runfolder.ReadJSONL[sessionRecord](filepath.Join(f.dir, SessionsFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	for _, r := range recs {
+		if _, ok := s.tasks[r.Task]; !ok {
+			continue
+		}
+		ss := &session{id: r.ID, task: r.Task, maxTurns: r.MaxTurns}
+		for {
+			e, ok := s.byReq[ss.stepID(ss.turn)]
+			if !ok || e.ep == nil {
+				break
+			}
+			ss.last = e.ep.Episode
+			ss.turn++
+		}
+		s.sessions[ss.id] = ss
+	}
+	return nil
 }
 
 func has(m map[string]float64, k string) bool { _, ok := m[k]; return ok }
@@ -112,6 +144,8 @@ func has(m map[string]float64, k string) bool { _, ok := m[k]; return ok }
 func (f *folder) cacheDir() string { return filepath.Join(f.dir, "cache") }
 
 func (f *folder) request(r record) error { return f.append(f.requests, r) }
+
+func (f *folder) session(r sessionRecord) error { return f.append(f.sessions, r) }
 
 // episode appends ep and syncs: a client told the result can count on a
 // restarted server knowing it too.
@@ -161,7 +195,7 @@ func (f *folder) finish(sum rl.Summary) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	err = errors.Join(err, f.requests.Sync(), f.episodes.Sync(), f.requests.Close(), f.episodes.Close())
+	err = errors.Join(err, f.requests.Sync(), f.episodes.Sync(), f.requests.Close(), f.episodes.Close(), f.sessions.Close())
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -141,12 +141,14 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		files.requests.Close()
 		files.episodes.Close()
+		files.sessions.Close()
 		return nil, err
 	}
 	s.cache = episode.NewCache(cfg.Executor, store)
 	s.g = episode.NewGraded(s.cache, cfg.Tasks, cfg.Reward, cfg.Settings)
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	go s.collect()
+	go s.repump()
 	// Requests accepted before a restart but never finished run now, so a
 	// client still polling their id gets its answer.
 	s.mu.Lock()
@@ -166,6 +168,21 @@ func newServed(p *episode.Prepared, timeout time.Duration) (*served, error) {
 		return nil, fmt.Errorf("serve: task %s: %w", p.Task.Name, err)
 	}
 	return &served{prep: p, info: info, system: msgs[0].Content, prompt: msgs[1].Content}, nil
+}
+
+// repump submits queued episodes once a second: the job queue's slots grow
+// when a worker joins, which no request or completion announces.
+func (s *Server) repump() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+			s.pump()
+		}
+	}
 }
 
 // authorized says whether header carries the server's bearer token.

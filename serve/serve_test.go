@@ -349,6 +349,26 @@ func TestSessionsAndGetReward(t *testing.T) {
 	}
 }
 
+// A session carries on after a restart at the turn its episodes reached.
+func TestSessionSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	h := start(t, dir, "", 10*time.Second)
+	var sess struct{ ID string }
+	if code := h.call("POST", "/v1/sessions", "", map[string]any{"task": "tiny-auc", "max_turns": 2}, &sess); code != 200 {
+		t.Fatalf("session: %d", code)
+	}
+	var st stepView
+	if code := h.call("POST", "/v1/sessions/"+sess.ID+"/step", "", map[string]any{"action": "no program"}, &st); code != 200 || st.Done {
+		t.Fatalf("step 1: %d %+v", code, st)
+	}
+	h.stop()
+	h2 := start(t, dir, "", 10*time.Second)
+	reply := "```python\n" + perfect + "```"
+	if code := h2.call("POST", "/v1/sessions/"+sess.ID+"/step", "", map[string]any{"action": reply}, &st); code != 200 || !st.Done || st.Info.Kind != episode.Improve || st.Info.Parent == "" || st.Reward != 1 {
+		t.Fatalf("step 2 after restart: %d %+v", code, st)
+	}
+}
+
 func TestResponseOf(t *testing.T) {
 	old := "# Your previous solution\n```python\nold()\n```\n\n# Your answer\nRevise it, ```python and ```.\n"
 	for _, tc := range []struct{ query, prompt, want string }{

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mlerl/mlerl/episode"
 )
@@ -16,7 +17,8 @@ import (
 // a program from scratch, each later turn improves the previous one, seeing
 // its feedback. It ends after maxTurns steps, valid or not: a valid program
 // can still be improved, and a fixed length keeps the trainer's batches even.
-// Sessions live in memory only; their episodes are in the run folder.
+// Sessions are kept in sessions.jsonl and their steps' episodes in the run
+// folder, so a restarted server carries them on.
 type session struct {
 	id, task string
 	maxTurns int
@@ -25,6 +27,17 @@ type session struct {
 	turn int        // steps answered
 	last string     // episode id of the last step
 }
+
+// sessionRecord is one line of sessions.jsonl.
+type sessionRecord struct {
+	ID       string  `json:"id"`
+	Task     string  `json:"task"`
+	MaxTurns int     `json:"max_turns"`
+	TimeS    float64 `json:"time_s"`
+}
+
+// stepID is the request id of a turn's episode.
+func (ss *session) stepID(turn int) string { return ss.id + "/" + strconv.Itoa(turn) }
 
 func (s *Server) handleNewSession(w http.ResponseWriter, r *http.Request) {
 	var q struct {
@@ -48,6 +61,11 @@ func (s *Server) handleNewSession(w http.ResponseWriter, r *http.Request) {
 		q.MaxTurns = s.cfg.MaxTurns
 	}
 	ss := &session{id: "s-" + strings.ToLower(rand.Text()[:16]), task: q.Task, maxTurns: q.MaxTurns}
+	err := s.files.session(sessionRecord{ID: ss.id, Task: ss.task, MaxTurns: ss.maxTurns, TimeS: time.Since(s.start).Seconds()})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
 	s.mu.Lock()
 	s.sessions[ss.id] = ss
 	s.mu.Unlock()
@@ -87,7 +105,7 @@ func (s *Server) handleStep(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "session %s is done after %d turns", ss.id, ss.maxTurns)
 		return
 	}
-	rec := record{RequestID: ss.id + "/" + strconv.Itoa(ss.turn), Task: ss.task, Kind: episode.Scratch}
+	rec := record{RequestID: ss.stepID(ss.turn), Task: ss.task, Kind: episode.Scratch}
 	if ss.turn > 0 {
 		rec.Kind, rec.Parent = episode.Improve, ss.last
 	}
