@@ -101,7 +101,9 @@ class Live(unittest.TestCase):
 
     def test_trl_reward(self):
         completions = [[{"role": "assistant", "content": reply("trl")}], reply("trl2")]
-        rewards = mc.trl_reward(prompts=["p", "p"], completions=completions, task=[TASK, TASK])
+        # as GRPOTrainer calls it: dataset columns and its own extras as keywords
+        rewards = mc.trl_reward(prompts=["p", "p"], completions=completions, completion_ids=[[1], [2]],
+                                task=[TASK, TASK], trainer_state=None)
         self.assertEqual(rewards, [1.0, 1.0])
         self.assertEqual(len(mc.trl_reward.last_durations), 2)
 
