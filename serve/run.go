@@ -142,7 +142,7 @@ func (s *Server) collect() {
 		ex, err := s.g.Executor.Next(ctx)
 		cancel()
 		switch {
-		case err != nil && ctx.Err() != nil:
+		case err != nil && ex.Episode == "" && ctx.Err() != nil:
 			continue // kicked, or closing
 		case err != nil && ex.Episode == "":
 			s.log.Error("serve: executor failed; a slot may stay taken", "err", err)
