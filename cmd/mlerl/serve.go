@@ -128,7 +128,7 @@ func serveRun(ctx context.Context, a serveArgs) error {
 	}
 	fmt.Fprintf(a.stderr, "mlerl: serving %s at http://%s (%s); %d local slots, isolation %s, program time limit %v, run folder %s\n",
 		strings.Join(a.tasks, ","), ln.Addr(), auth, a.workers, runner.Sandbox.Level(), runner.Max.Timeout, a.dir)
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
