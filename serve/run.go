@@ -274,7 +274,7 @@ func (s *Server) summary(lost int) rl.Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sum := rl.Summary{
-		Dispatched: s.counts.dispatched, Completed: s.counts.completed, Lost: lost,
+		Dispatched: s.counts.dispatched, Completed: s.counts.completed, AbandonedAtStop: lost,
 		Reused: s.counts.reused, Isolation: s.isolation, ElapsedS: time.Since(s.start).Seconds(),
 		Stopped: "shutdown", BestScores: map[string]float64{},
 		Extra: map[string]any{"failed_to_run": s.counts.failed, "restored": s.counts.restored,

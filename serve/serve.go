@@ -118,7 +118,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	if cfg.Reward == (episode.Reward{}) {
-		cfg.Reward = episode.DefaultReward
+		cfg.Reward = episode.DefaultReward()
 	}
 	s := &Server{
 		cfg: cfg, tasks: map[string]*served{}, start: time.Now(), log: cfg.Log, done: make(chan struct{}),

@@ -40,7 +40,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{
-		Tasks: []*episode.Prepared{prep}, Seeds: 2, Budget: 40 * time.Second, Workers: 2, Batch: 4,
+		Tasks: []*episode.Prepared{prep}, Seeds: 1, Budget: 15 * time.Second, Workers: 2, Batch: 4,
 		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: max(1, runtime.NumCPU()/2)},
 		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
 			return runner.Execute(ctx, tk.PublicDir(), job)
@@ -55,7 +55,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 		t.Fatalf("%d arms, %d executed", len(first.Arms), first.Executed)
 	}
 	for _, a := range first.Arms {
-		if len(a.Runs) != 2 || a.Episodes.Mean < 1 || a.FailureRate.Mean < 0 || a.FailureRate.Mean > 1 || a.Distinct.Mean > a.Episodes.Mean {
+		if len(a.Runs) != 1 || a.Episodes.Mean < 1 || a.FailureRate.Mean < 0 || a.FailureRate.Mean > 1 || a.Distinct.Mean > a.Episodes.Mean {
 			t.Errorf("%s: %+v", a.Arm, a)
 		}
 	}
