@@ -116,6 +116,7 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 	c.mu.Unlock()
 	ex, err := c.inner.Next(ctx)
 	if err != nil {
+		c.failed(ctx, ex.Episode)
 		return ex, err
 	}
 	c.mu.Lock()
@@ -139,6 +140,37 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 	}
 	delete(c.running, key)
 	return ex, nil
+}
+
+// failed forgets a job whose execution failed to happen at all (the
+// sandbox did not start): nothing is kept for its key, and the first job that
+// waited for it runs in its place, so an identical retry is not left waiting
+// for an execution that will never come.
+func (c *Cache) failed(ctx context.Context, id string) {
+	c.mu.Lock()
+	key, ok := c.keyOf[id]
+	if !ok {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.keyOf, id)
+	waiters := c.running[key][1:]
+	delete(c.running, key)
+	if len(waiters) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	next := waiters[0]
+	c.running[key], c.keyOf[next.ID] = waiters, key
+	c.waiting--
+	c.mu.Unlock()
+	if err := c.inner.Submit(ctx, next); err != nil {
+		c.mu.Lock()
+		delete(c.running, key)
+		delete(c.keyOf, next.ID)
+		c.waiting -= len(waiters) - 1
+		c.mu.Unlock()
+	}
 }
 
 // Busy is the inner executor's, when it knows it.

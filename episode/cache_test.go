@@ -159,3 +159,34 @@ func mustStore(t *testing.T, dir string) *Store {
 	}
 	return s
 }
+
+// A job whose execution fails to happen (here: an instrumentation mode the
+// executor lacks, an infrastructure error) leaves nothing in the cache: the
+// identical job that waited for it runs in its place, and a later retry runs
+// too, instead of waiting for an execution that never comes.
+func TestCacheForgetsFailedExecutions(t *testing.T) {
+	p := tiny(t)
+	cache := NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, ""))
+	g := NewGraded(cache, []*Prepared{p}, Reward{}, Settings{Instrument: "lm"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, id := range []string{"a", "b"} {
+		if err := g.Submit(ctx, Job{ID: id, Task: p.Task.Name, Code: nonceProgram}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"episode a", "episode b"} {
+		if _, err := g.Next(ctx); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "not configured") {
+			t.Fatalf("Next: %v, want the infrastructure error of %s", err, want)
+		}
+	}
+	if err := g.Submit(ctx, Job{ID: "c", Task: p.Task.Name, Code: nonceProgram}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Next(ctx); err == nil || !strings.Contains(err.Error(), "episode c") {
+		t.Fatalf("retry: %v, want it run (and fail) again", err)
+	}
+	if st := cache.Stats(); st.Reused != 0 || st.Executed != 0 {
+		t.Errorf("stats %+v: nothing executed, nothing to reuse", st)
+	}
+}
