@@ -100,14 +100,14 @@ func readAll(f *os.File) ([]byte, error) {
 
 // insertedStages lists the distinct stages a sealed program can report.
 func insertedStages(p *Program) []string {
-	seen := make([]bool, len(Stages))
+	seen := make([]bool, len(stages))
 	for _, s := range p.stageOf {
 		seen[s] = true
 	}
 	out := []string{}
 	for i, ok := range seen {
 		if ok {
-			out = append(out, Stages[i])
+			out = append(out, stages[i])
 		}
 	}
 	return out
