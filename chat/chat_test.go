@@ -231,8 +231,10 @@ func TestConcurrencyLimit(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if most.Load() != 2 {
-		t.Fatalf("%d requests on the wire at once, want 2", most.Load())
+	// The cap bounds concurrency from above; how many requests actually
+	// overlapped depends on scheduling, so only "at most 2" is asserted.
+	if m := most.Load(); m < 1 || m > 2 {
+		t.Fatalf("%d requests on the wire at once, want at most 2", m)
 	}
 }
 

@@ -54,8 +54,8 @@ import (
 	"strings"
 )
 
-// Stages are the progress stages of SPEC.md §2, in the order a program reaches them.
-var Stages = []string{
+// stages are the progress stages of SPEC.md §2, in the order a program reaches them.
+var stages = []string{
 	"imported packages",
 	"loaded data",
 	"defined model",
@@ -92,7 +92,7 @@ type Program struct {
 	Points int    // markers inserted
 
 	nonce   string // hex; never shown to the policy
-	stageOf []int  // insertion id -> index into Stages
+	stageOf []int  // insertion id -> index into stages
 	lineMap []int  // sealed line (1-based, index) -> original line, 0 for added lines
 }
 
@@ -126,11 +126,11 @@ func Prepare(ctx context.Context, in Instrumenter, code string) (*Program, error
 	return p, nil
 }
 
-// Stages returns the distinct stages reached, in Stages order, from the bytes the
+// Stages returns the distinct stages reached, in the order of SPEC.md §2, from the bytes the
 // program wrote to fd 3. Lines without the nonce, unknown ids, garbage and an
 // unterminated last line (a write cut short by a crash) are ignored.
 func (p *Program) Stages(markers []byte) []string {
-	reached := make([]bool, len(Stages))
+	reached := make([]bool, len(stages))
 	if p != nil && p.nonce != "" {
 		nonce := []byte(p.nonce)
 		for len(markers) > 0 {
@@ -154,7 +154,7 @@ func (p *Program) Stages(markers []byte) []string {
 	out := []string{}
 	for i, ok := range reached {
 		if ok {
-			out = append(out, Stages[i])
+			out = append(out, stages[i])
 		}
 	}
 	return out
@@ -222,7 +222,7 @@ func (p *Program) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("instrument: decoding program: %w", err)
 	}
 	for _, s := range j.StageOf {
-		if s < 0 || s >= len(Stages) {
+		if s < 0 || s >= len(stages) {
 			return fmt.Errorf("instrument: decoding program: stage index %d out of range", s)
 		}
 	}

@@ -215,7 +215,7 @@ func checkRequest(t *testing.T, r recorded) {
 	if !strings.Contains(user, "```python\n"+strings.TrimRight(lmProgram, "\n")+"\n```") {
 		t.Errorf("user message does not carry the program in a python block:\n%s", user)
 	}
-	for _, s := range Stages {
+	for _, s := range stages {
 		if !strings.Contains(user, `"`+s+`"`) {
 			t.Errorf("prompt does not name stage %q", s)
 		}

@@ -22,8 +22,8 @@ const maxMarkers = 500
 const maxCode = 1 << 20
 
 var stageIndex = func() map[string]int {
-	m := make(map[string]int, len(Stages))
-	for i, s := range Stages {
+	m := make(map[string]int, len(stages))
+	for i, s := range stages {
 		m[s] = i
 	}
 	return m

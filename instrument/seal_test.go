@@ -3,7 +3,6 @@ package instrument
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -90,8 +89,6 @@ func TestSealVerification(t *testing.T) {
 		})
 	}
 }
-
-var sealedMark = regexp.MustCompile(`^[ \t]*_mlerl_mark\((\d+)\)\r?$`)
 
 // TestSealLayout checks where the prelude goes, that each sealed marker line
 // replaces exactly one canonical one, and the line mapping for tracebacks.

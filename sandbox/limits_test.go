@@ -87,12 +87,37 @@ func TestCancelKillsRun(t *testing.T) {
 		t.Run(string(sb.Level()), func(t *testing.T) {
 			tag := fmt.Sprintf("mlerl-cancel-%d", time.Now().UnixNano())
 			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			errc := make(chan error, 1)
 			go func() {
-				time.Sleep(700 * time.Millisecond)
-				cancel()
+				_, err := sb.Run(ctx, Spec{Program: hostile(t, "timeout.py"), Env: []string{"TAG=" + tag},
+					Limits: Limits{Timeout: time.Minute}})
+				errc <- err
 			}()
-			_, err := sb.Run(ctx, Spec{Program: hostile(t, "timeout.py"), Env: []string{"TAG=" + tag},
-				Limits: Limits{Timeout: time.Minute}})
+			// Cancel only once the program is running and has started both
+			// of its tagged survivors (visible in the host's /proc): a cancel
+			// that lands before Python starts would prove nothing.
+			var err error
+			deadline := time.Now().Add(45 * time.Second)
+		wait:
+			for {
+				select {
+				case err = <-errc:
+					t.Fatalf("Run returned before cancellation: err %v", err)
+				default:
+				}
+				if len(survivors(tag)) >= 2 {
+					break wait
+				}
+				if time.Now().After(deadline) {
+					cancel()
+					<-errc
+					t.Fatalf("the program's tagged children did not appear within 45 s")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			cancel()
+			err = <-errc
 			if err == nil || !strings.Contains(err.Error(), "cancel") {
 				t.Errorf("Run after cancel: err %v, want a cancellation error", err)
 			}

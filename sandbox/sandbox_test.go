@@ -443,30 +443,34 @@ func TestSiteReplacement(t *testing.T) {
 		prog     string
 		wantExit int
 		want     string
+		heavy    bool // imports numpy/sklearn/joblib: not -short
 	}{
-		{"exit-builtin", "print('before')\nexit(3)\n", 3, "before"},
-		{"quit-builtin", "quit(4)\n", 4, ""},
-		{"packages", "import numpy, sklearn\nprint('imported')\n", 0, "imported"},
+		{"exit-builtin", "print('before')\nexit(3)\n", 3, "before", false},
+		{"quit-builtin", "quit(4)\n", 4, "", false},
+		{"packages", "import numpy, sklearn\nprint('imported')\n", 0, "imported", true},
 		{"child-with-parent-flags", `import subprocess, sys
 flags = subprocess._args_from_interpreter_flags()
 assert "-S" in flags, flags
 subprocess.run([sys.executable, *flags, "-c", "import numpy; print('child imported')"], check=True)
-`, 0, "child imported"},
+`, 0, "child imported", true},
 		// The bootstrap (and the stub that loads it compiled) leave no names
 		// behind: `python3 solution.py` starts with dunders only.
-		{"clean-globals", "print('names', sorted(k for k in globals() if not k.startswith('__')))\n", 0, "names []"},
-		{"path0-is-working-dir", "import os, sys\nassert sys.path[0] == os.getcwd(), sys.path\nprint('path0 ok')\n", 0, "path0 ok"},
+		{"clean-globals", "print('names', sorted(k for k in globals() if not k.startswith('__')))\n", 0, "names []", false},
+		{"path0-is-working-dir", "import os, sys\nassert sys.path[0] == os.getcwd(), sys.path\nprint('path0 ok')\n", 0, "path0 ok", false},
 		// The bootstrap imports nothing a bare interpreter would not: os
 		// alone costs a millisecond per run.
-		{"bootstrap-imports", "import sys\nprint('has os', 'os' in sys.modules)\n", 0, "has os False"},
+		{"bootstrap-imports", "import sys\nprint('has os', 'os' in sys.modules)\n", 0, "has os False", false},
 		{"joblib-loky", `from joblib import Parallel, delayed
 import numpy as np
 print("sum", sum(Parallel(n_jobs=2, backend="loky")(delayed(np.square)(i) for i in range(4))))
-`, 0, "sum 14"},
+`, 0, "sum 14", true},
 	}
 	for _, sb := range tiers(t) {
 		for _, c := range cases {
 			t.Run(string(sb.Level())+"/"+c.name, func(t *testing.T) {
+				if c.heavy && testing.Short() {
+					t.Skip("imports numpy/sklearn")
+				}
 				res := mustRun(t, sb, Spec{Program: []byte(c.prog), Limits: Limits{Timeout: 2 * time.Minute}})
 				if res.ExitCode != c.wantExit || !bytes.Contains(res.Output, []byte(c.want)) {
 					t.Errorf("exit %d (want %d), output lacks %q:\n%s", res.ExitCode, c.wantExit, c.want, tail(res.Output))

@@ -21,9 +21,9 @@ import (
 //go:embed build/export.R build/digits.py build/descriptions/*.md
 var buildFS embed.FS
 
-// Python is the interpreter that writes the digit images: Debian's, which has
+// python is the interpreter that writes the digit images: Debian's, which has
 // scikit-learn and PIL (a pyenv python on PATH may not).
-var Python = "/usr/bin/python3"
+const python = "/usr/bin/python3"
 
 // MissingError says which Debian packages the build needs but cannot find.
 type MissingError struct{ Packages []string }
@@ -49,7 +49,9 @@ var pyModules = []struct{ mod, deb string }{
 
 // CheckTools reports a *MissingError when Rscript, an R data package,
 // Python or one of its modules is missing.
-func CheckTools(ctx context.Context) error {
+func CheckTools(ctx context.Context) error { return checkTools(ctx, python) }
+
+func checkTools(ctx context.Context, python string) error {
 	var missing []string
 	if _, err := exec.LookPath("Rscript"); err != nil {
 		missing = append(missing, "r-base-core")
@@ -72,7 +74,7 @@ func CheckTools(ctx context.Context) error {
 			}
 		}
 	}
-	if _, err := os.Stat(Python); err != nil {
+	if _, err := os.Stat(python); err != nil {
 		missing = append(missing, "python3")
 		for _, m := range pyModules {
 			missing = append(missing, m.deb)
@@ -83,7 +85,7 @@ func CheckTools(ctx context.Context) error {
 		for _, m := range pyModules {
 			fmt.Fprintf(&b, "if importlib.util.find_spec(%q) is None: print(%q)\n", m.mod, m.mod)
 		}
-		out, err := command(ctx, Python, "-c", b.String()).Output()
+		out, err := command(ctx, python, "-c", b.String()).Output()
 		if err != nil {
 			return fmt.Errorf("check Python modules: %w", err)
 		}
@@ -154,7 +156,7 @@ func Build(ctx context.Context, out string, log io.Writer) error {
 		return fmt.Errorf("suite build: export: %w", err)
 	}
 	fmt.Fprintln(log, "suite: writing digit images with Python")
-	if err := run(ctx, log, Python, filepath.Join(work, "digits.py"), raw); err != nil {
+	if err := run(ctx, log, python, filepath.Join(work, "digits.py"), raw); err != nil {
 		return fmt.Errorf("suite build: digits: %w", err)
 	}
 	for _, def := range taskDefs {

@@ -324,10 +324,7 @@ func TestBuildDeterministic(t *testing.T) {
 
 func TestCheckToolsNamesMissingPackages(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	old := Python
-	Python = filepath.Join(t.TempDir(), "python3")
-	defer func() { Python = old }()
-	err := CheckTools(context.Background())
+	err := checkTools(context.Background(), filepath.Join(t.TempDir(), "python3"))
 	if !IsMissing(err) {
 		t.Fatalf("CheckTools with nothing installed = %v, want a MissingError", err)
 	}

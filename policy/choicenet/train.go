@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	//lint:ignore ST1001 the graph DSL reads as math with a dot import
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // the graph DSL reads as math with a dot import
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )

@@ -52,8 +52,8 @@ type Config struct {
 	Rollouts string
 	// NoLearn makes the prompting baseline: Update records but never bumps Version.
 	NoLearn  bool
-	Limits   Limits   // [DefaultLimits]
-	Packages []string // installed packages the prompt lists [DefaultPackages]
+	Limits   Limits   // [DefaultLimits()]
+	Packages []string // installed packages the prompt lists [DefaultPackages()]
 	// TimeLimit is the sandbox's limit per program, told to the model; 0 says nothing.
 	TimeLimit time.Duration
 }
@@ -94,10 +94,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxBackoff = time.Minute
 	}
 	if c.Limits == (Limits{}) {
-		c.Limits = DefaultLimits
+		c.Limits = DefaultLimits()
 	}
 	if c.Packages == nil {
-		c.Packages = DefaultPackages
+		c.Packages = DefaultPackages()
 	}
 	return c, nil
 }

@@ -20,9 +20,11 @@ import (
 
 // testConfig keeps waits short: backoff is 1 ms, so only a Retry-After the
 // server sends costs real time.
+// testConfig's per-request timeout is generous: a 200 KB reply under the race
+// detector on a loaded machine took over 5 s. Tests of the timeout set their own.
 func testConfig(url string) Config {
 	return Config{URL: url, Model: "qwen2.5-3b", APIKey: "sk-test", Retries: 2, Backoff: time.Millisecond,
-		MaxBackoff: 5 * time.Second, Timeout: 5 * time.Second}
+		MaxBackoff: 5 * time.Second, Timeout: time.Minute}
 }
 
 func newTestPolicy(t *testing.T, cfg Config) (*Policy, *task.Task) {

@@ -47,14 +47,18 @@ type Limits struct {
 }
 
 // DefaultLimits keep a typical task's scratch prompt to a few thousand bytes.
-var DefaultLimits = Limits{
-	Description: 6000, LineWidth: 200, Rows: 3, Files: 12, DirExamples: 3,
-	Code: 12000, Output: 2000, Plan: 1500,
+func DefaultLimits() Limits {
+	return Limits{
+		Description: 6000, LineWidth: 200, Rows: 3, Files: 12, DirExamples: 3,
+		Code: 12000, Output: 2000, Plan: 1500,
+	}
 }
 
 // DefaultPackages are the Python packages the sandbox's interpreter has
-// (CONTRACT.md §2; Pillow for image tasks).
-var DefaultPackages = []string{"numpy", "pandas", "scipy", "scikit-learn", "xgboost", "PIL (Pillow)"}
+// (CONTRACT.md §2; Pillow for image tasks); a new slice on each call.
+func DefaultPackages() []string {
+	return []string{"numpy", "pandas", "scipy", "scikit-learn", "xgboost", "PIL (Pillow)"}
+}
 
 // TaskInfo is what the prompts say about a task; built once per task.
 type TaskInfo struct {

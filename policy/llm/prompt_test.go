@@ -56,7 +56,7 @@ func parentSolution() *rl.Solution {
 // them with testdata/golden (go test -run TestPromptGolden -update rewrites).
 func TestPromptGolden(t *testing.T) {
 	tk := loadFixture(t)
-	info, err := NewTaskInfo(tk, DefaultLimits, DefaultPackages)
+	info, err := NewTaskInfo(tk, DefaultLimits(), DefaultPackages())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestPromptGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			msgs, err := Messages(info, c.prompt, DefaultLimits)
+			msgs, err := Messages(info, c.prompt, DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,16 +103,16 @@ func TestPromptGolden(t *testing.T) {
 // prompts, independently of the golden wording.
 func TestPromptContent(t *testing.T) {
 	tk := loadFixture(t)
-	info, err := NewTaskInfo(tk, DefaultLimits, DefaultPackages)
+	info, err := NewTaskInfo(tk, DefaultLimits(), DefaultPackages())
 	if err != nil {
 		t.Fatal(err)
 	}
-	scratch, err := Messages(info, rl.Prompt{Kind: episode.Scratch, Task: tk}, DefaultLimits)
+	scratch, err := Messages(info, rl.Prompt{Kind: episode.Scratch, Task: tk}, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	parent := parentSolution()
-	improve, err := Messages(info, rl.Prompt{Kind: episode.Improve, Task: tk, Parent: parent}, DefaultLimits)
+	improve, err := Messages(info, rl.Prompt{Kind: episode.Improve, Task: tk, Parent: parent}, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestPromptContent(t *testing.T) {
 			t.Errorf("improve prompt lacks %q", want)
 		}
 	}
-	if len(im) > len(s)+DefaultLimits.Code+DefaultLimits.Output+DefaultLimits.Plan+1000 {
+	if len(im) > len(s)+DefaultLimits().Code+DefaultLimits().Output+DefaultLimits().Plan+1000 {
 		t.Errorf("improve prompt is %d bytes: the limits did not hold", len(im))
 	}
 }

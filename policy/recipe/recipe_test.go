@@ -430,14 +430,19 @@ func TestPLSNativeMultiOutput(t *testing.T) {
 }
 
 // TestRenderParses renders many random plans (and improvements of them) for
-// every task and parses them all with Python's ast in one interpreter call.
+// every task and parses them all with Python's ast in one interpreter call
+// (-short: 20 plans per task instead of 150).
 func TestRenderParses(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 4))
+	perTask := 150
+	if testing.Short() {
+		perTask = 20
+	}
 	n := 0
 	for _, td := range allTaskDirs() {
 		p := mustProfile(t, td)
-		for _, pl := range samplePlans(p, rng, 150) {
+		for _, pl := range samplePlans(p, rng, perTask) {
 			code, err := Render(p, pl)
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name, err)
@@ -470,7 +475,8 @@ sys.exit(1 if bad else 0)
 }
 
 // TestDefaultRuns runs the default plan on three fixtures and checks the
-// submission grades, with a score better than chance.
+// submission grades, with a score better than chance (-short: tiny-digits only,
+// the fastest, as the package's real end-to-end run).
 func TestDefaultRuns(t *testing.T) {
 	tests := []struct {
 		task     string
@@ -483,12 +489,17 @@ func TestDefaultRuns(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.task, func(t *testing.T) {
+			if testing.Short() && tc.task != "tiny-digits" {
+				t.Skip("-short runs the default plan on tiny-digits only")
+			}
 			p := mustProfile(t, filepath.Join("testdata", tc.task))
 			code, err := Render(p, Default(p))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := runProgram(t, p, code, time.Minute)
+			// A bound against a hang, not a speed requirement: tiny-soy's
+			// default took 55 s of wall time on the shared 2 cores (load 8).
+			r := runProgram(t, p, code, 3*time.Minute)
 			if !r.Valid {
 				t.Fatalf("default plan: %s\n%s", r, r.Output)
 			}
@@ -506,6 +517,9 @@ func TestDefaultRuns(t *testing.T) {
 // TestFailureModes runs plans that fail by the program's own nature, each at a
 // different stage, and checks the Python error is the expected one.
 func TestFailureModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 7 Python training programs")
+	}
 	tests := []struct {
 		task    string
 		choose  map[string]string
@@ -565,6 +579,9 @@ func withChoices(t *testing.T, p *Profile, choose map[string]string) *Plan {
 // the suite's hpc-job-class: the decision comes before the model family and
 // masks classifiers, and the rounded predictions grade as valid labels.
 func TestOrdinalAsRegression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains xgboost on a suite task")
+	}
 	p := suiteProfile(t, "hpc-job-class")
 	if !p.OrdinalIntegers() {
 		t.Fatalf("classes %v not seen as ordinal integers", p.Classes)
