@@ -217,7 +217,7 @@ func (s *Server) feedback(t *served, r record, res episode.Result) string {
 	pr := rl.Prompt{Kind: episode.Improve, Task: t.prep.Task, Parent: &rl.Solution{
 		Action: rl.Action{Kind: r.Kind, Plan: r.Plan, Code: r.Code}, Result: res,
 	}}
-	msgs, err := llm.Messages(t.info, pr, llm.DefaultLimits)
+	msgs, err := llm.Messages(t.info, pr, llm.DefaultLimits())
 	if err != nil {
 		s.log.Error("serve: rendering feedback", "episode", r.ID, "err", err)
 		return ""

@@ -163,7 +163,7 @@ func newServed(p *episode.Prepared, timeout time.Duration) (*served, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
-	msgs, err := llm.Messages(info, scratchPrompt(p), llm.DefaultLimits)
+	msgs, err := llm.Messages(info, scratchPrompt(p), llm.DefaultLimits())
 	if err != nil {
 		return nil, fmt.Errorf("serve: task %s: %w", p.Task.Name, err)
 	}

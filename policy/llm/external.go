@@ -25,7 +25,7 @@ func ProgramOf(reply string) (code, plan, problem string) {
 // PromptInfo is the task's prompt material as the policy builds it (default
 // limits and packages), telling the model the program time limit.
 func PromptInfo(t *task.Task, timeLimit time.Duration) (*TaskInfo, error) {
-	info, err := NewTaskInfo(t, DefaultLimits, DefaultPackages)
+	info, err := NewTaskInfo(t, DefaultLimits(), DefaultPackages())
 	if err != nil {
 		return nil, err
 	}
