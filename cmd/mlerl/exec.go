@@ -118,7 +118,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitStatus(stderr, err)
 	}
-	res, err := r.Run(ctx, prep, episode.Job{ID: "exec-1", Task: t.Name, Kind: episode.Scratch, Code: string(code)})
+	res, err := execOne(ctx, r, prep, episode.Job{ID: "exec-1", Task: t.Name, Kind: episode.Scratch, Code: string(code)})
 	if err != nil {
 		return exitStatus(stderr, err)
 	}
@@ -153,4 +153,19 @@ func printEpisode(w io.Writer, r episode.Result) {
 	fmt.Fprintf(w, "  exit %d in %.2fs, peak memory %.0f MiB, isolation %s, instrumentation %s\n",
 		r.ExitCode, r.DurationS, float64(r.PeakMemoryBytes)/(1<<20), r.Isolation, r.Instrumentation)
 	fmt.Fprintf(w, "  stages reached (%d): %s\n  reward %.4g\n", len(r.Stages), strings.Join(r.Stages, ", "), r.Reward)
+}
+
+// execOne runs one job the way train does, through an executor and the
+// trainer's grading step (episode.Graded), on one local slot.
+func execOne(ctx context.Context, r *episode.Runner, p *episode.Prepared, job episode.Job) (episode.Result, error) {
+	pool, err := episode.NewPool(r, map[string]string{p.Task.Name: p.Task.PublicDir()}, 1)
+	if err != nil {
+		return episode.Result{}, err
+	}
+	defer pool.Close()
+	g := episode.NewGraded(pool, []*episode.Prepared{p}, r.Reward, r.Max)
+	if err := g.Submit(ctx, job); err != nil {
+		return episode.Result{}, err
+	}
+	return g.Next(ctx)
 }
