@@ -77,9 +77,6 @@ func ParseLeaderboard(raw []byte) (*Leaderboard, error) {
 // below the bottom one.
 func (l *Leaderboard) LowerIsBetter() bool { return l.scores[0] < l.scores[len(l.scores)-1] }
 
-// Teams is the number of leaderboard rows.
-func (l *Leaderboard) Teams() int { return len(l.scores) }
-
 // Rank places score (nil: no valid submission), after rounding it to 5
 // decimals as MLE-bench does.
 func (l *Leaderboard) Rank(score *float64) Rank {

@@ -185,7 +185,6 @@ type worker struct {
 	rowAns []int32   // answer row of each submission row
 	vals   []float64 // row-major values of kept rows
 	cur    []float64
-	curStr []byte
 
 	sums             []neumaier // per target
 	matches          int

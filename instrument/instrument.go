@@ -47,7 +47,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -197,35 +196,4 @@ func (p *Program) MapOutput(out, file string) string {
 		}
 		return sub[1] + strconv.Itoa(orig)
 	})
-}
-
-// programJSON is Program's persisted form, so a resumed run can still read the
-// markers of episodes that were in flight.
-type programJSON struct {
-	Code    string `json:"code"`
-	Method  string `json:"method"`
-	Points  int    `json:"points"`
-	Nonce   string `json:"nonce,omitempty"`
-	StageOf []int  `json:"stage_of,omitempty"`
-	LineMap []int  `json:"line_map,omitempty"`
-}
-
-// MarshalJSON includes the nonce: store it only where the policy cannot read it.
-func (p *Program) MarshalJSON() ([]byte, error) {
-	return json.Marshal(programJSON{p.Code, p.Method, p.Points, p.nonce, p.stageOf, p.lineMap})
-}
-
-// UnmarshalJSON restores a Program written by MarshalJSON.
-func (p *Program) UnmarshalJSON(b []byte) error {
-	var j programJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return fmt.Errorf("instrument: decoding program: %w", err)
-	}
-	for _, s := range j.StageOf {
-		if s < 0 || s >= len(stages) {
-			return fmt.Errorf("instrument: decoding program: stage index %d out of range", s)
-		}
-	}
-	*p = Program{Code: j.Code, Method: j.Method, Points: j.Points, nonce: j.Nonce, stageOf: j.StageOf, lineMap: j.LineMap}
-	return nil
 }

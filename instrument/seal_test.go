@@ -165,24 +165,6 @@ func TestStagesParsing(t *testing.T) {
 	}
 }
 
-func TestProgramJSONRoundTrip(t *testing.T) {
-	p := &Program{Code: "x", Method: "ast", Points: 2, nonce: "ab", stageOf: []int{0, 6}, lineMap: []int{0, 0, 1}}
-	b, err := p.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var q Program
-	if err := q.UnmarshalJSON(b); err != nil {
-		t.Fatal(err)
-	}
-	if got := q.Stages([]byte("ab 1\nab 0\n")); !slices.Equal(got, []string{imp, pred}) {
-		t.Errorf("after round trip reached %q", got)
-	}
-	if err := q.UnmarshalJSON([]byte(`{"stage_of":[7]}`)); err == nil {
-		t.Error("out-of-range stage accepted")
-	}
-}
-
 func FuzzStages(f *testing.F) {
 	n := "0123456789abcdef0123456789abcdef"
 	f.Add([]byte(n + " 0\n" + n + " 2\n"))

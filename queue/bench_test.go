@@ -187,7 +187,7 @@ func brokerRoundTrips(tb testing.TB, p *episode.Prepared, consumers, n int) (flo
 // and the broker when its round trips/s exceed it.
 func BenchmarkFleet1000(b *testing.B) {
 	const workers = 1000
-	tb, err := replay.Synthetic()
+	tb, err := replay.Builtin("synthetic")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +18,7 @@ func buildMLERL(t *testing.T) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goTool = "/usr/local/go/bin/go" // where Go is installed here (README)
 	}
 	bin := filepath.Join(t.TempDir(), "mlerl")
 	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mlerl/mlerl/cmd/mlerl").CombinedOutput()

@@ -97,7 +97,7 @@ func TestBuffer(t *testing.T) {
 	if b.Add(sol("t", "c", true, 0.1)) {
 		t.Error("worse than the K kept, but kept")
 	}
-	if !b.Add(sol("t", "c", true, 0.9)) || b.Len("t") != 2 || b.ByTask["t"][0].Action.Code != "c" || b.ByTask["t"][1].Action.Code != "b" {
+	if !b.Add(sol("t", "c", true, 0.9)) || len(b.ByTask["t"]) != 2 || b.ByTask["t"][0].Action.Code != "c" || b.ByTask["t"][1].Action.Code != "b" {
 		t.Errorf("top-2 wrong: %+v", b.ByTask["t"])
 	}
 	if b.Add(sol("t", "c", true, 0.8)) {

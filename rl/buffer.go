@@ -51,9 +51,6 @@ func (b *Buffer) Add(s *Solution) bool {
 	return kept
 }
 
-// Len is the number of solutions kept for a task.
-func (b *Buffer) Len(taskName string) int { return len(b.ByTask[taskName]) }
-
 // Pick draws a parent for an improve prompt, or nil when the task has none
 // yet: the best kept solution half the time, otherwise one drawn uniformly
 // from all kept (the best included). Improving the best is what pays (AIDE's

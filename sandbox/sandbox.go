@@ -420,7 +420,6 @@ type run struct {
 	dir     string   // the working directory on the host
 	uid     int      // -1: run as ourselves
 	dataFD  *os.File // supervised tiers only
-	env     []string
 	argv    []string // python and its arguments, as seen inside the sandbox
 	out     *headTail
 	markers *capped

@@ -18,7 +18,8 @@
 // instrumentation, sandbox, grader, reward — and each execution becomes one
 // Row. Builtin serves the tables compiled in: hpc-job-class (the default of
 // `mlerl bench duration-ablation`) and letter-recognition, recorded that way,
-// and synthetic, made up for unit tests.
+// and synthetic (task synthetic-churn), made up for unit tests: fast weak
+// plans, slow strong ones and failures at every stage.
 package replay
 
 import (
@@ -81,10 +82,6 @@ var hpcJobClass string
 //go:embed testdata/letter-recognition.jsonl
 var letterRecognition string
 
-// Synthetic is the built-in synthetic table (task synthetic-churn): fast weak
-// plans, slow strong ones and failures at every stage, made up to show the
-// effect the duration ablation looks for. Unit tests use it.
-func Synthetic() (*Table, error) { return Builtin("synthetic") }
 
 // DefaultTable is the name of the built-in table recorded from real
 // executions, the one `mlerl bench duration-ablation` runs on by default.

@@ -198,7 +198,7 @@ func FuzzReadTable(f *testing.F) {
 }
 
 func TestSyntheticEmbedded(t *testing.T) {
-	tb, err := Synthetic()
+	tb, err := Builtin("synthetic")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "run")
 	defer os.RemoveAll(dir)
 
-	table, _ := replay.Synthetic()
+	table, _ := replay.Builtin("synthetic")
 	env, _ := replay.New(table, replay.Config{Workers: 8, Seed: 1})
 	pol, _ := tabular.New(table.Keys(), tabular.DefaultConfig())
 	folder, err := runfolder.Create(dir, runfolder.Options{})
