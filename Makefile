@@ -3,7 +3,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: setup build run test suite bench
+.PHONY: setup build run test test-long suite bench
 
 setup:
 	./scripts/setup.sh
@@ -19,6 +19,13 @@ run: build
 	./mlerl train --task $(TASK) --budget $(BUDGET) --out runs/$(TASK)-$$(date +%Y%m%d-%H%M%S)
 
 test: setup
+	$(GO) vet ./...
+	$(GO) test ./...
+
+# Also installs Debian's chromium, so the browser tests of `mlerl ui` run
+# (`make test` skips them, saying why, when /usr/bin/chromium is missing).
+test-long: setup
+	./scripts/setup.sh --browser
 	$(GO) vet ./...
 	$(GO) test ./...
 
