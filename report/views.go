@@ -67,10 +67,14 @@ func Legend(runs []Run) string {
 
 // Progress is what train's progress line says, from the records alone.
 type Progress struct {
-	Episodes, Valid, Updates, Running int
-	Best                              *float64
-	ElapsedS, BudgetS                 float64
-	Finished                          bool
+	Episodes int      `json:"episodes"`
+	Valid    int      `json:"valid"`
+	Updates  int      `json:"updates"`
+	Running  int      `json:"running"` // at the last update
+	Best     *float64 `json:"best_score"`
+	ElapsedS float64  `json:"elapsed_s"`
+	BudgetS  float64  `json:"budget_s"`
+	Finished bool     `json:"finished"` // summary.json is written
 }
 
 // ProgressOf counts r's records.

@@ -35,9 +35,9 @@ function showState(st) {
   });
   const r = st.runs[cur], p = r.progress;
   $("title").textContent = r.name;
-  const time = p.BudgetS > 0 ? fmt(p.ElapsedS, 0) + "s/" + fmt(p.BudgetS, 0) + "s" : fmt(p.ElapsedS, 0) + "s";
-  $("progress").textContent = "[" + time + "] episodes " + p.Episodes + " (" + p.Valid + " valid), updates " +
-    p.Updates + ", running " + p.Running + ", best score " + fmt(p.Best, 4) + (p.Finished ? " — finished" : "");
+  const time = p.budget_s > 0 ? fmt(p.elapsed_s, 0) + "s/" + fmt(p.budget_s, 0) + "s" : fmt(p.elapsed_s, 0) + "s";
+  $("progress").textContent = "[" + time + "] episodes " + p.episodes + " (" + p.valid + " valid), updates " +
+    p.updates + ", running " + p.running + ", best score " + fmt(p.best_score, 4) + (p.finished ? " — finished" : "");
 }
 
 async function refresh() {
