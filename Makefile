@@ -27,7 +27,10 @@ test: setup
 	$(GO) test -race -short ./...
 
 # Everything, without -short (no race detector: the long tests train for real).
+# Also installs Debian's chromium, so the browser tests of `mlerl ui` run
+# (`make test` skips them, saying why, when /usr/bin/chromium is missing).
 test-long: setup
+	./scripts/setup.sh --browser
 	$(GO) test -timeout 60m ./...
 
 # Linters, pinned; installed into ./bin on first use.

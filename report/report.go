@@ -1,11 +1,14 @@
-// Package report renders a run folder's records into DIR/report.html: a page a
-// person reads offline (no scripts, no fonts, no CDN — the charts are inline
-// SVG generated here) with four charts: best score and mean reward over time,
-// execution time over time, where programs fail, and the reward distribution.
+// Package report renders a run folder's records into views a person reads:
+// the run's facts, its best program, four charts (best score and mean reward
+// over time, execution time over time, where programs fail, the reward
+// distribution) and the episodes. Write puts them into DIR/report.html, one
+// offline file (no scripts, no fonts, no CDN — the charts are inline SVG
+// generated here); package ui serves the same views live, from the same
+// functions, so the two never disagree.
 //
-// It reads only the contract's files (metrics.jsonl, episodes.jsonl,
-// summary.json), not the learner's types, so it can render any run folder,
-// including one whose writer died mid-line.
+// It reads only the contract's files (run.json, metrics.jsonl,
+// episodes.jsonl, summary.json, best/), not the learner's types, so it can
+// render any run folder, including one whose writer died mid-line.
 package report
 
 import (
@@ -13,17 +16,15 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/mlerl/mlerl/rl/runfolder"
 )
 
-// metric is the part of a metrics.jsonl line the report draws.
-type metric struct {
+// Metric is the part of a metrics.jsonl line the views draw.
+type Metric struct {
 	Update        int      `json:"update"`
 	TimeS         float64  `json:"time_s"`
 	Episodes      int      `json:"episodes"`
@@ -32,11 +33,13 @@ type metric struct {
 	MeanDurationS float64  `json:"mean_duration_s"`
 	WeightsMean   float64  `json:"weights_mean"`
 	DurationAware *bool    `json:"duration_aware"`
+	InFlight      int      `json:"in_flight"`
 }
 
-// ep is the part of an episodes.jsonl line the report draws.
-type ep struct {
-	Episode   string   `json:"episode"`
+// Episode is the part of an episodes.jsonl line the views draw.
+type Episode struct {
+	ID        string   `json:"episode"`
+	Task      string   `json:"task"`
 	Kind      string   `json:"kind"`
 	DurationS float64  `json:"duration_s"`
 	Stages    []string `json:"stages"`
@@ -44,27 +47,86 @@ type ep struct {
 	Score     *float64 `json:"score"`
 	Reward    float64  `json:"reward"`
 	TimedOut  bool     `json:"timed_out"`
+	ExitCode  int      `json:"exit_code"`
+	Error     string   `json:"error"`
+	Plan      string   `json:"plan"`
+	Code      string   `json:"code"` // only when a writer keeps programs in the log
+	Reused    bool     `json:"reused"`
+	Cancelled bool     `json:"cancelled"`
+	Update    int      `json:"update"`
 	DoneS     *float64 `json:"completed_s"`
+}
+
+// Best is DIR/best/: the best valid program and its episode result.
+type Best struct {
+	Code   string
+	Result Episode
+}
+
+// Run is one run folder's records as the views draw them.
+type Run struct {
+	Name     string // the folder's base name
+	Metrics  []Metric
+	Episodes []Episode
+	Summary  map[string]any // summary.json; nil while the run is going
+	Config   map[string]any // run.json; nil when absent
+	Best     *Best          // nil until a valid program is found
 }
 
 // The instrumenter's stages in program order (SPEC.md §2).
 var stageOrder = []string{"imported packages", "loaded data", "defined model", "training loss", "trained model", "test loss", "predicted test labels"}
 
+// Load reads dir's records. Missing files are empty records (a run that just
+// started); a torn last line is skipped; a corrupt middle line is an error.
+func Load(dir string) (Run, error) {
+	r := Run{Name: filepath.Base(filepath.Clean(dir))}
+	var err error
+	if r.Metrics, _, err = runfolder.ReadJSONL[Metric](filepath.Join(dir, "metrics.jsonl")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return r, fmt.Errorf("report: %w", err)
+	}
+	if r.Episodes, _, err = runfolder.ReadJSONL[Episode](filepath.Join(dir, "episodes.jsonl")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return r, fmt.Errorf("report: %w", err)
+	}
+	r.Summary = ReadObject(filepath.Join(dir, "summary.json"))
+	r.Config = ReadObject(filepath.Join(dir, "run.json"))
+	r.Best = ReadBest(dir)
+	return r, nil
+}
+
+// ReadObject reads a JSON object; a missing or broken file is nil, which only
+// loses a line of facts.
+func ReadObject(path string) map[string]any {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// ReadBest reads DIR/best/ (nil when there is none yet).
+func ReadBest(dir string) *Best {
+	code, err := os.ReadFile(filepath.Join(dir, "best", "solution.py"))
+	if err != nil {
+		return nil
+	}
+	b := &Best{Code: string(code)}
+	if raw, err := os.ReadFile(filepath.Join(dir, "best", "result.json")); err == nil {
+		_ = json.Unmarshal(raw, &b.Result) // the program is still worth showing
+	}
+	return b
+}
+
 // Write renders DIR/report.html from DIR's records.
 func Write(dir string) error {
-	ms, _, err := runfolder.ReadJSONL[metric](filepath.Join(dir, "metrics.jsonl"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("report: %w", err)
+	r, err := Load(dir)
+	if err != nil {
+		return err
 	}
-	eps, _, err := runfolder.ReadJSONL[ep](filepath.Join(dir, "episodes.jsonl"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("report: %w", err)
-	}
-	var summary map[string]any
-	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
-		_ = json.Unmarshal(b, &summary) // a missing or broken summary only loses the header line
-	}
-	page := render(filepath.Base(filepath.Clean(dir)), ms, eps, summary)
+	page := Page(r)
 	tmp := filepath.Join(dir, ".report.html.tmp")
 	if err := os.WriteFile(tmp, []byte(page), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -75,217 +137,66 @@ func Write(dir string) error {
 	return nil
 }
 
-func render(name string, ms []metric, eps []ep, summary map[string]any) string {
+// CSS styles the views, in report.html and in the live UI alike.
+const CSS = `body{font-family:sans-serif;max-width:980px;margin:24px auto;color:#222;background:#fff}
+h1{font-size:22px} h2{font-size:17px;margin:28px 0 4px} p.note{color:#555;font-size:13px;margin:2px 0 8px}
+table.facts{border-collapse:collapse;font-size:14px} table.facts td{padding:2px 14px 2px 0}
+svg.chart{display:block;border:1px solid #ddd;background:#fff;max-width:100%;height:auto}
+svg text{font-family:sans-serif}
+ul.legend{list-style:none;padding:0;font-size:14px} ul.legend li{margin:2px 0}
+ul.legend span.sw{display:inline-block;width:22px;height:4px;margin:0 8px 3px 0;vertical-align:middle}
+table.eps{border-collapse:collapse;font-size:13px;width:100%} table.eps th,table.eps td{border-bottom:1px solid #eee;padding:3px 6px;text-align:left;vertical-align:top}
+table.eps tr.ok td.valid{color:#2ca02c} table.eps tr.bad td.valid{color:#d62728}
+pre.code{background:#f7f7f7;border:1px solid #ddd;padding:8px;font-size:12px;overflow:auto;max-height:600px}
+pre.code .k{color:#0000b0;font-weight:bold} pre.code .s{color:#a31515} pre.code .c{color:#008000;font-style:italic}
+pre.code .n{color:#098658} pre.code .b{color:#795e26}
+table.probs{border-collapse:collapse;font-size:13px} table.probs td{padding:1px 6px}
+.pbar{display:inline-block;height:9px;background:#1f77b4;vertical-align:middle} .pbar.prior{background:#bbb}
+`
+
+// Page is report.html: every view of one run, offline.
+func Page(r Run) string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"/>
-<title>mlerl run ` + html.EscapeString(name) + `</title>
+<title>mlerl run ` + html.EscapeString(r.Name) + `</title>
 <style>
-body{font-family:sans-serif;max-width:980px;margin:24px auto;color:#222;background:#fff}
-h1{font-size:22px} h2{font-size:17px;margin:28px 0 4px} p.note{color:#555;font-size:13px;margin:2px 0 8px}
-table.facts{border-collapse:collapse;font-size:14px} table.facts td{padding:2px 14px 2px 0}
-svg.chart{display:block;border:1px solid #ddd;background:#fff}
-svg text{font-family:sans-serif}
-</style></head><body>
+` + CSS + `</style></head><body>
 `)
-	fmt.Fprintf(&b, "<h1>Training run: %s</h1>\n", html.EscapeString(name))
-	b.WriteString(facts(ms, eps, summary))
-
-	b.WriteString("<h2>1. Best score and mean reward over time</h2>\n")
-	b.WriteString(`<p class="note">Best score: the highest grader score of any valid program so far (left axis). Mean reward: the average reward of each update's batch (right axis; failures earn −10 + 0.1 per stage reached).</p>` + "\n")
-	b.WriteString(scoreChart(ms))
-
-	b.WriteString("<h2>2. Execution time over time</h2>\n")
-	b.WriteString(`<p class="note">Line: mean execution time of each update's batch. Dots: single episodes at the time they completed. A falling line means the policy is drifting to faster programs.</p>` + "\n")
-	b.WriteString(durationChart(ms, eps))
-
-	b.WriteString("<h2>3. Where programs fail</h2>\n")
-	b.WriteString(`<p class="note">Every episode once: valid submissions, and for the others the last progress stage the instrumentation saw before the program stopped.</p>` + "\n")
-	b.WriteString(failureChart(eps))
-
-	b.WriteString("<h2>4. Reward distribution</h2>\n")
-	b.WriteString(`<p class="note">Rewards of all episodes. Failed programs (left panel) earn −10 + 0.1 per stage; valid ones (right panel) earn their score (negated when lower is better).</p>` + "\n")
-	b.WriteString(rewardChart(eps))
+	fmt.Fprintf(&b, "<h1>Training run: %s</h1>\n", html.EscapeString(r.Name))
+	b.WriteString(Facts(r))
+	b.WriteString(Charts([]Run{r}))
+	b.WriteString("<h2>Best program</h2>\n")
+	b.WriteString(BestProgram(r))
+	b.WriteString("<h2>Episodes</h2>\n")
+	b.WriteString(`<p class="note">In completion order. The plan is the policy's own description of the program.</p>` + "\n")
+	b.WriteString(EpisodeTable(r, true))
 	b.WriteString("</body></html>\n")
 	return b.String()
 }
 
-func facts(ms []metric, eps []ep, summary map[string]any) string {
+// Charts is the four charts with their titles and notes, for one run or
+// several overlaid on one time axis.
+func Charts(runs []Run) string {
 	var b strings.Builder
-	b.WriteString(`<table class="facts">`)
-	row := func(k, v string) {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td><b>%s</b></td></tr>", html.EscapeString(k), html.EscapeString(v))
+	if len(runs) > 1 {
+		b.WriteString(Legend(runs))
 	}
-	valid := 0
-	for _, e := range eps {
-		if e.Valid {
-			valid++
-		}
-	}
-	row("episodes recorded", fmt.Sprintf("%d (%d valid)", len(eps), valid))
-	row("policy updates", fmt.Sprint(len(ms)))
-	if len(ms) > 0 {
-		last := ms[len(ms)-1]
-		row("run time at last update", humanDuration(last.TimeS))
-		if last.BestScore != nil {
-			row("best score", fmt.Sprintf("%.4f", *last.BestScore))
-		}
-		if last.DurationAware != nil {
-			row("duration-aware updates", fmt.Sprint(*last.DurationAware))
-		}
-	}
-	for _, k := range []string{"dispatched", "completed", "redelivered", "abandoned_at_stop", "reused", "isolation", "stopped"} {
-		if v, ok := summary[k]; ok {
-			row(k, fmt.Sprint(v))
-		}
-	}
-	b.WriteString("</table>\n")
-	return b.String()
-}
+	b.WriteString("<h2>1. Best score and mean reward over time</h2>\n")
+	b.WriteString(`<p class="note">Best score: the highest grader score of any valid program so far (left axis). Mean reward: the average reward of each update's batch (right axis; failures earn −10 + 0.1 per stage reached).</p>` + "\n")
+	b.WriteString(scoreChart(runs))
 
-func humanDuration(s float64) string {
-	switch {
-	case s >= 7200:
-		return fmt.Sprintf("%.1f h", s/3600)
-	case s >= 120:
-		return fmt.Sprintf("%.1f min", s/60)
-	default:
-		return fmt.Sprintf("%.1f s", s)
-	}
-}
+	b.WriteString("<h2>2. Execution time over time</h2>\n")
+	b.WriteString(`<p class="note">Line: mean execution time of each update's batch. Dots: single episodes at the time they completed. A falling line means the policy is drifting to faster programs.</p>` + "\n")
+	b.WriteString(durationChart(runs))
 
-// timeUnit picks the unit of a time axis that ends at maxS seconds.
-func timeUnit(maxS float64) (float64, string) {
-	switch {
-	case maxS >= 3*3600:
-		return 3600, "h"
-	case maxS >= 180:
-		return 60, "min"
-	default:
-		return 1, "s"
-	}
-}
+	b.WriteString("<h2>3. Where programs fail</h2>\n")
+	b.WriteString(`<p class="note">Every episode once: valid submissions, and for the others the last progress stage the instrumentation saw before the program stopped.</p>` + "\n")
+	b.WriteString(failureChart(runs))
 
-func scoreChart(ms []metric) string {
-	if len(ms) == 0 {
-		return empty("no policy updates recorded yet")
-	}
-	div, unit := timeUnit(ms[len(ms)-1].TimeS)
-	var best, reward []pt
-	for _, m := range ms {
-		if m.BestScore != nil {
-			best = append(best, pt{m.TimeS / div, *m.BestScore})
-		}
-		reward = append(reward, pt{m.TimeS / div, m.MeanReward})
-	}
-	c := newChart("training time ("+unit+")", "best score", "mean reward per batch")
-	c.line(best, "#1f77b4", "best score", false)
-	c.line(reward, "#d62728", "mean reward", true)
-	return c.svg()
-}
-
-func durationChart(ms []metric, eps []ep) string {
-	if len(ms) == 0 && len(eps) == 0 {
-		return empty("no episodes recorded yet")
-	}
-	maxT := 0.0
-	for _, m := range ms {
-		maxT = math.Max(maxT, m.TimeS)
-	}
-	for _, e := range eps {
-		if e.DoneS != nil {
-			maxT = math.Max(maxT, *e.DoneS)
-		}
-	}
-	div, unit := timeUnit(maxT)
-	var dots, line []pt
-	for _, e := range eps {
-		if e.DoneS != nil && *e.DoneS > 0 {
-			dots = append(dots, pt{*e.DoneS / div, e.DurationS})
-		}
-	}
-	for _, m := range ms {
-		line = append(line, pt{m.TimeS / div, m.MeanDurationS})
-	}
-	c := newChart("training time ("+unit+")", "execution time (s)", "")
-	c.dots(dots, "#9ecae1")
-	c.line(line, "#08519c", "mean of batch", false)
-	return c.svg()
-}
-
-func failureChart(eps []ep) string {
-	if len(eps) == 0 {
-		return empty("no episodes recorded yet")
-	}
-	counts := map[string]int{}
-	for _, e := range eps {
-		counts[failureCategory(e)]++
-	}
-	cats := []string{"valid submission", "failed before any stage"}
-	for _, s := range stageOrder {
-		cats = append(cats, "failed after: "+s)
-	}
-	var other []string
-	for k := range counts {
-		found := false
-		for _, c := range cats {
-			found = found || c == k
-		}
-		if !found {
-			other = append(other, k)
-		}
-	}
-	sort.Strings(other)
-	cats = append(cats, other...)
-	var bars []bar
-	for _, c := range cats {
-		if counts[c] > 0 || c == "valid submission" {
-			col := "#d62728"
-			if c == "valid submission" {
-				col = "#2ca02c"
-			}
-			bars = append(bars, bar{c, counts[c], col})
-		}
-	}
-	return hbars(bars, len(eps))
-}
-
-func failureCategory(e ep) string {
-	if e.Valid {
-		return "valid submission"
-	}
-	if len(e.Stages) == 0 {
-		return "failed before any stage"
-	}
-	last, lastIdx := e.Stages[len(e.Stages)-1], -1
-	for _, s := range e.Stages {
-		for i, o := range stageOrder {
-			if s == o && i > lastIdx {
-				last, lastIdx = s, i
-			}
-		}
-	}
-	return "failed after: " + last
-}
-
-func rewardChart(eps []ep) string {
-	if len(eps) == 0 {
-		return empty("no episodes recorded yet")
-	}
-	var failed, valid []float64
-	for _, e := range eps {
-		if e.Valid {
-			valid = append(valid, e.Reward)
-		} else {
-			failed = append(failed, e.Reward)
-		}
-	}
-	const w, h = 940, 300
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, w, h, w, h)
-	b.WriteString(histogram(failed, 0, "failed programs: reward (−10 + 0.1 per stage)", "#d62728", 0, 0.1))
-	b.WriteString(histogram(valid, w/2, "valid programs: reward (= score)", "#2ca02c", 24, 0))
-	b.WriteString("</svg>\n")
+	b.WriteString("<h2>4. Reward distribution</h2>\n")
+	b.WriteString(`<p class="note">Rewards of all episodes. Failed programs (left panel) earn −10 + 0.1 per stage; valid ones (right panel) earn their score (negated when lower is better).</p>` + "\n")
+	b.WriteString(rewardChart(runs))
 	return b.String()
 }
 

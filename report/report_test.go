@@ -77,8 +77,8 @@ func TestWriteRendersFourChartsOffline(t *testing.T) {
 	if charts != 4 {
 		t.Errorf("%d charts, want 4", charts)
 	}
-	want := []string{"Best score and mean reward over time", "Execution time over time", "Where programs fail", "Reward distribution"}
-	if len(titles) != 4 {
+	want := []string{"Best score and mean reward over time", "Execution time over time", "Where programs fail", "Reward distribution", "Best program", "Episodes"}
+	if len(titles) != len(want) {
 		t.Fatalf("titles %q", titles)
 	}
 	for i, w := range want {
@@ -126,15 +126,15 @@ func TestWriteRejectsCorruptMiddleLine(t *testing.T) {
 
 func TestFailureCategory(t *testing.T) {
 	for _, c := range []struct {
-		e    ep
+		e    Episode
 		want string
 	}{
-		{ep{Valid: true}, "valid submission"},
-		{ep{}, "failed before any stage"},
-		{ep{Stages: []string{"imported packages", "loaded data"}}, "failed after: loaded data"},
+		{Episode{Valid: true}, "valid submission"},
+		{Episode{}, "failed before any stage"},
+		{Episode{Stages: []string{"imported packages", "loaded data"}}, "failed after: loaded data"},
 		// Markers may arrive out of order; the furthest known stage counts.
-		{ep{Stages: []string{"trained model", "loaded data"}}, "failed after: trained model"},
-		{ep{Stages: []string{"custom"}}, "failed after: custom"},
+		{Episode{Stages: []string{"trained model", "loaded data"}}, "failed after: trained model"},
+		{Episode{Stages: []string{"custom"}}, "failed after: custom"},
 	} {
 		if got := failureCategory(c.e); got != c.want {
 			t.Errorf("%v: %q, want %q", c.e.Stages, got, c.want)
@@ -149,5 +149,51 @@ func TestNiceTicks(t *testing.T) {
 	}
 	if got := niceTicks(5, 5, 4); len(got) == 0 {
 		t.Error("no ticks for an empty range")
+	}
+}
+
+func TestOverlayNamesEveryRun(t *testing.T) {
+	a, err := Load("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a
+	a.Name, a.Config = "rl", map[string]any{"policy": "recipe", "duration_aware": true}
+	b.Name, b.Config = "baseline", map[string]any{"policy": "recipe", "no_learn": true}
+	page := Charts([]Run{a, b})
+	for _, s := range []string{"<b>rl</b>", "RL, duration-aware", "<b>baseline</b>", "--no-learn", "stroke-dasharray"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("overlay lacks %q", s)
+		}
+	}
+	if n := strings.Count(page, `class="chart"`); n != 4 {
+		t.Errorf("%d charts, want 4", n)
+	}
+}
+
+func TestHighlightKeepsEveryCharacter(t *testing.T) {
+	src := "import pandas as pd  # load\ns = 'a\\'b' + \"\"\"doc\n\"\"\" < 3.5e2\nprint(len(s))  ünï\n"
+	got := Highlight(src)
+	if !strings.Contains(got, `<span class="k">import</span>`) || !strings.Contains(got, `<span class="c"># load</span>`) ||
+		!strings.Contains(got, `<span class="b">print</span>`) || !strings.Contains(got, `<span class="n">3.5e2</span>`) {
+		t.Errorf("highlight: %s", got)
+	}
+	d := xml.NewDecoder(strings.NewReader("<pre>" + got + "</pre>"))
+	d.Entity = xml.HTMLEntity
+	var text strings.Builder
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := tok.(xml.CharData); ok {
+			text.Write(c)
+		}
+	}
+	if text.String() != src {
+		t.Errorf("text %q, want %q", text.String(), src)
 	}
 }

@@ -15,6 +15,7 @@ type series struct {
 	label     string
 	secondary bool // drawn against the right axis
 	dotsOnly  bool
+	dashed    bool
 }
 
 // chart is an x–y plot with a left axis and an optional right one.
@@ -149,7 +150,11 @@ func (c *chart) svg() string {
 		if len(s.pts) == 1 {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, X(s.pts[0].x), Y(s.pts[0].y, lo, hi), s.color)
 		}
-		fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.TrimSpace(path.String()), s.color)
+		dash := ""
+		if s.dashed {
+			dash = ` stroke-dasharray="6,4"`
+		}
+		fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="2"%s/>`, strings.TrimSpace(path.String()), s.color, dash)
 		if s.label != "" {
 			// The legend sits above the frame, where it cannot hide a line.
 			fmt.Fprintf(&b, `<line x1="%.0f" y1="%d" x2="%.0f" y2="%d" stroke="%s" stroke-width="3"/>`, legendX, padT-12, legendX+20, padT-12, s.color)
@@ -162,15 +167,21 @@ func (c *chart) svg() string {
 }
 
 type bar struct {
-	label string
+	label string // "" for the second and later runs' bar of a category
 	n     int
+	total int // the share is of this run's episodes
 	color string
 }
 
-// hbars draws labelled horizontal bars with counts and shares of total.
-func hbars(bars []bar, total int) string {
-	const labelW, barH, gap = 250, 24, 8
-	h := padT + len(bars)*(barH+gap) + 40
+// hbars draws labelled horizontal bars with counts and shares of their run's
+// total, in groups of perGroup (one bar per overlaid run).
+func hbars(bars []bar, total, perGroup int) string {
+	const labelW, gap = 250, 8
+	barH := 24
+	if perGroup > 1 {
+		barH = max(8, 24/perGroup+4)
+	}
+	h := padT + len(bars)*barH + (len(bars)/max(perGroup, 1))*gap + 40
 	maxN := 1
 	for _, b := range bars {
 		maxN = max(maxN, b.n)
@@ -179,21 +190,24 @@ func hbars(bars []bar, total int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, cw, h, cw, h)
 	for i, br := range bars {
-		y := padT + i*(barH+gap)
+		y := padT + i*barH + (i/max(perGroup, 1))*gap
 		w := pw * float64(br.n) / float64(maxN)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="13" text-anchor="end">%s</text>`, labelW-8, y+barH/2+5, html.EscapeString(br.label))
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`, labelW, y, w, barH, br.color)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12">%d (%.1f%%)</text>`, float64(labelW)+w+6, y+barH/2+5, br.n, 100*float64(br.n)/float64(max(total, 1)))
+		if br.label != "" {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="13" text-anchor="end">%s</text>`, labelW-8, y+min(barH*perGroup, 24)/2+5, html.EscapeString(br.label))
+		}
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`, labelW, y, w, barH-1, br.color)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12">%d (%.1f%%)</text>`, float64(labelW)+w+6, y+barH/2+5, br.n, 100*float64(br.n)/float64(max(br.total, 1)))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="13">number of episodes (of %d)</text>`, labelW, h-12, total)
 	b.WriteString("</svg>\n")
 	return b.String()
 }
 
-// histogram draws one histogram panel at x offset off, half the chart wide.
-// With step > 0 the values are multiples of step (failure rewards move in
-// 0.1 per stage) and get one bin each, centred on them.
-func histogram(vals []float64, off int, xLabel, color string, nbins int, step float64) string {
+// histogram draws one histogram panel at x offset off, half the chart wide,
+// with one bar per overlaid run in each bin. With step > 0 the values are
+// multiples of step (failure rewards move in 0.1 per stage) and get one bin
+// each, centred on them.
+func histogram(runs [][]float64, off int, xLabel string, colors []string, nbins int, step float64) string {
 	const w, h, pl, pr, pt, pb = cw / 2, 300, 60, 20, 30, 50
 	var b strings.Builder
 	fmt.Fprintf(&b, `<g transform="translate(%d,0)">`, off)
@@ -201,13 +215,15 @@ func histogram(vals []float64, off int, xLabel, color string, nbins int, step fl
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`, pl, pt, pw, ph)
 	fmt.Fprintf(&b, `<text x="%.0f" y="%d" font-size="13" text-anchor="middle">%s</text>`, pl+pw/2, h-10, html.EscapeString(xLabel))
 	fmt.Fprintf(&b, `<text transform="translate(16,%.0f) rotate(-90)" font-size="13" text-anchor="middle">episodes</text>`, pt+ph/2)
-	if len(vals) == 0 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, vals := range runs {
+		for _, v := range vals {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="13" fill="#666" text-anchor="middle">none</text></g>`, pl+pw/2, pt+ph/2)
 		return b.String()
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range vals {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	if step > 0 {
 		nbins = min(max(int(math.Round((hi-lo)/step))+1, 1), 40)
@@ -216,20 +232,24 @@ func histogram(vals []float64, off int, xLabel, color string, nbins int, step fl
 	if hi-lo < 1e-9 {
 		lo, hi = lo-0.05, hi+0.05
 	}
-	counts := make([]int, nbins)
-	for _, v := range vals {
-		i := int(float64(nbins) * (v - lo) / (hi - lo))
-		counts[min(max(i, 0), nbins-1)]++
-	}
+	counts := make([][]int, len(runs))
 	maxC := 1
-	for _, c := range counts {
-		maxC = max(maxC, c)
+	for r, vals := range runs {
+		counts[r] = make([]int, nbins)
+		for _, v := range vals {
+			i := min(max(int(float64(nbins)*(v-lo)/(hi-lo)), 0), nbins-1)
+			counts[r][i]++
+			maxC = max(maxC, counts[r][i])
+		}
 	}
 	bw := pw / float64(nbins)
-	for i, c := range counts {
-		bh := ph * float64(c) / float64(maxC)
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%d</title></rect>`,
-			pl+float64(i)*bw+1, pt+ph-bh, bw-2, bh, color, c)
+	sub := (bw - 2) / float64(len(runs))
+	for r := range runs {
+		for i, c := range counts[r] {
+			bh := ph * float64(c) / float64(maxC)
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%d</title></rect>`,
+				pl+float64(i)*bw+1+float64(r)*sub, pt+ph-bh, sub, bh, colors[r], c)
+		}
 	}
 	for _, t := range niceTicks(lo, hi, 5) {
 		x := pl + (t-lo)/(hi-lo)*pw

@@ -36,10 +36,12 @@ commands:
         [--instrument lm --instrumenter-url URL --instrumenter-model NAME] ...
                                the same loop with a language model behind an OpenAI-compatible server
                                (API key from $MLERL_API_KEY); writes DIR/rollouts.jsonl for an external trainer
+  train ... --ui ADDR          also serve the live web view of this run at ADDR (e.g. 127.0.0.1:8080)
   train ... --no-learn         prompting baseline: same loop and rewards, no updates, improve the best so far
   serve --task T[,T] --out DIR [--listen 127.0.0.1:8765] [--workers N] [--nats URL | --nats-listen ADDR]
                                the environment for external LM trainers over HTTP (docs/serve.md); a non-loopback
                                --listen requires a token: $MLERL_SERVE_TOKEN, or one made in DIR/serve-token
+  ui [--listen ADDR] DIR...    live web view of run folders as they grow (several overlaid); docs/ui.md
   suite build [--out DIR] [--verify]  rebuild the suite from Debian packages and check its checksums
   bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table hpc-job-class|letter-recognition|synthetic|FILE]
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)
@@ -63,6 +65,7 @@ var commands = map[string]command{
 	"bench":  runBench,
 	"worker": runWorker,
 	"serve":  runServe,
+	"ui":     runUI,
 }
 
 func main() {

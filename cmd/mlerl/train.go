@@ -71,6 +71,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
+	uiAddr := fs.String("ui", "", "also serve the live web view of the run at this address (mlerl ui; e.g. 127.0.0.1:8080)")
 	waitWorkers := fs.Duration("wait-for-workers", 0, "give up (exit 1) when no executors have joined after this long (0: wait forever)")
 	var ef envFlags
 	ef.register(fs)
@@ -132,14 +133,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, err)
 	}
 	tr := trainRun{rc: rc, dir: dir, resuming: *resume != "", env: &ef, queue: &qf, stderr: stderr,
-		drain: *drain, waitForWorkers: *waitWorkers}
+		drain: *drain, waitForWorkers: *waitWorkers, uiAddr: *uiAddr}
 	return exitStatus(stderr, tr.run(ctx))
 }
 
 // resumeFlags are the flags --resume takes: the budget (how a run is
 // extended), where the queue lives, and consent to run without isolation.
 var resumeFlags = map[string]bool{"resume": true, "budget": true, "listen": true, "nats": true, "ack-wait": true,
-	"unsafe-no-isolation": true, "drain": true, "wait-for-workers": true}
+	"unsafe-no-isolation": true, "drain": true, "wait-for-workers": true, "ui": true}
 
 // ignoredOnResume lists, as "--name", the flags set that --resume would ignore.
 func ignoredOnResume(set map[string]bool) []string {
@@ -197,6 +198,7 @@ type trainRun struct {
 	stderr   io.Writer
 	// drain and waitForWorkers say how this invocation starts and stops.
 	drain, waitForWorkers time.Duration
+	uiAddr                string // serve the live view here ("" none)
 }
 
 func (tr *trainRun) run(ctx context.Context) error {
@@ -257,6 +259,13 @@ func (tr *trainRun) run(ctx context.Context) error {
 		}
 	}
 	defer folder.Close()
+	if tr.uiAddr != "" {
+		url, _, err := startUI(ctx, tr.uiAddr, dir)
+		if err != nil {
+			return errUsage{err}
+		}
+		fmt.Fprintf(stderr, "mlerl: live view of the run at %s\n", url)
+	}
 
 	q, err := tr.newQueue(ctx, runner, prepared)
 	if err != nil {
