@@ -53,19 +53,13 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
 	}
-	var prepared []*episode.Prepared
+	_, prepared, err := loadTasks(splitList(*taskArg))
+	if err != nil {
+		return err
+	}
 	dirs := map[string]string{}
-	for _, name := range splitList(*taskArg) {
-		t, err := loadTask(name)
-		if err != nil {
-			return err
-		}
-		p, err := episode.Prepare(t)
-		if err != nil {
-			return errUsage{err}
-		}
-		prepared = append(prepared, p)
-		dirs[t.Name] = t.PublicDir()
+	for _, p := range prepared {
+		dirs[p.Task.Name] = p.Task.PublicDir()
 	}
 	runner, err := ef.runner(ctx)
 	if err != nil {
@@ -79,12 +73,6 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return errUsage{fmt.Errorf("--cache: %w", err)}
 	}
-	gate := make(chan struct{}, *slots)
-	run := func(ctx context.Context, job episode.Job) (episode.Execution, error) {
-		gate <- struct{}{}
-		defer func() { <-gate }()
-		return runner.Execute(ctx, dirs[job.Task], job)
-	}
 	if len(arms) == 0 {
 		arms = compare.Arms()
 	}
@@ -92,7 +80,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		len(arms), len(prepared), *seeds, *budget, *workers, ef.timeout, runner.Sandbox.Level())
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
-		Settings: settings, Run: run, Store: store, Progress: stderr,
+		Settings: settings, Run: gated(runner, dirs, *slots), Store: store, Progress: stderr,
 	})
 	if err != nil {
 		return err
@@ -102,4 +90,14 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	res.Print(stdout)
 	return nil
+}
+
+// gated runs jobs with runner on the tasks' folders, at most slots at once.
+func gated(runner *episode.Runner, dirs map[string]string, slots int) func(context.Context, episode.Job) (episode.Execution, error) {
+	gate := make(chan struct{}, slots)
+	return func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+		gate <- struct{}{}
+		defer func() { <-gate }()
+		return runner.Execute(ctx, dirs[job.Task], job)
+	}
 }

@@ -96,22 +96,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, usageErrorf("train: give --out for a new run or --resume for an old one, not both"))
 	case *resume != "":
 		dir = *resume
-		if ignored := ignoredOnResume(set); len(ignored) > 0 {
-			return exitStatus(stderr, usageErrorf("train --resume continues with the run's own settings (%s); it cannot take %s", runConfigFile, strings.Join(ignored, ", ")))
+		var err error
+		if rc, err = resumeConfig(dir, set, *budget, &ef); err != nil {
+			return exitStatus(stderr, err)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, runConfigFile))
-		if err != nil {
-			return exitStatus(stderr, usageErrorf("--resume %s: not a run folder: %v", dir, err))
-		}
-		if err := json.Unmarshal(b, &rc); err != nil {
-			return exitStatus(stderr, usageErrorf("--resume %s: %s: %v", dir, runConfigFile, err))
-		}
-		// Only the budget may change on resume: it is how a run is extended.
-		if set["budget"] {
-			rc.Budget = *budget
-		}
-		ef.instrument, ef.timeout, ef.memory, ef.isolation = rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation
-		ef.instrumenterURL, ef.instrumenterModel = rc.InstrumenterURL, rc.InstrumenterModel
 	case *out == "":
 		return exitStatus(stderr, usageErrorf("train: --out DIR is required (or --resume DIR)"))
 	default:
@@ -135,6 +123,29 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	tr := trainRun{rc: rc, dir: dir, resuming: *resume != "", env: &ef, queue: &qf, stderr: stderr,
 		drain: *drain, waitForWorkers: *waitWorkers, uiAddr: *uiAddr}
 	return exitStatus(stderr, tr.run(ctx))
+}
+
+// resumeConfig reads the run.json of the run in dir for --resume: only the
+// budget may change (it is how a run is extended), and ef takes the run's
+// own settings for how programs run.
+func resumeConfig(dir string, set map[string]bool, budget time.Duration, ef *envFlags) (runConfig, error) {
+	var rc runConfig
+	if ignored := ignoredOnResume(set); len(ignored) > 0 {
+		return rc, usageErrorf("train --resume continues with the run's own settings (%s); it cannot take %s", runConfigFile, strings.Join(ignored, ", "))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, runConfigFile))
+	if err != nil {
+		return rc, usageErrorf("--resume %s: not a run folder: %v", dir, err)
+	}
+	if err := json.Unmarshal(b, &rc); err != nil {
+		return rc, usageErrorf("--resume %s: %s: %v", dir, runConfigFile, err)
+	}
+	if set["budget"] {
+		rc.Budget = budget
+	}
+	ef.instrument, ef.timeout, ef.memory, ef.isolation = rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation
+	ef.instrumenterURL, ef.instrumenterModel = rc.InstrumenterURL, rc.InstrumenterModel
+	return rc, nil
 }
 
 // resumeFlags are the flags --resume takes: the budget (how a run is
@@ -202,22 +213,12 @@ type trainRun struct {
 }
 
 func (tr *trainRun) run(ctx context.Context) error {
-	rc, dir, resuming, ef, stderr := tr.rc, tr.dir, tr.resuming, tr.env, tr.stderr
-	var tasks []*task.Task
-	var prepared []*episode.Prepared
-	for _, name := range rc.Tasks {
-		t, err := loadTask(name)
-		if err != nil {
-			return err
-		}
-		p, err := episode.Prepare(t)
-		if err != nil {
-			return errUsage{err}
-		}
-		tasks = append(tasks, t)
-		prepared = append(prepared, p)
+	rc, dir, stderr := tr.rc, tr.dir, tr.stderr
+	tasks, prepared, err := loadTasks(rc.Tasks)
+	if err != nil {
+		return err
 	}
-	runner, err := ef.runner(ctx)
+	runner, err := tr.env.runner(ctx)
 	if err != nil {
 		return err
 	}
@@ -227,36 +228,15 @@ func (tr *trainRun) run(ctx context.Context) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	names := make([]string, len(tasks))
-	for i, t := range tasks {
-		names[i] = t.Name
-	}
-	opts := runfolder.Options{Tasks: names, Log: log}
-
 	cfg := rl.DefaultConfig()
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain = tr.drain
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
-	var folder *runfolder.Folder
-	if resuming {
-		var ck *rl.Checkpoint
-		folder, ck, err = runfolder.Resume(dir, pol, opts)
-		if err != nil {
-			return errUsage{err}
-		}
-		cfg.Resume = ck
-		fmt.Fprintf(stderr, "mlerl: resuming %s at update %d, %.0fs of %v spent\n", dir, pol.Version(), ck.Elapsed.Seconds(), rc.Budget)
-	} else {
-		if folder, err = runfolder.Create(dir, opts); err != nil {
-			return errUsage{err}
-		}
-		b, _ := json.MarshalIndent(rc, "", "  ")
-		if err := runfolder.WriteFileAtomic(filepath.Join(dir, runConfigFile), b); err != nil {
-			folder.Close()
-			return err
-		}
+	folder, err := tr.openFolder(pol, &cfg, runfolder.Options{Tasks: names(tasks), Log: log})
+	if err != nil {
+		return err
 	}
 	defer folder.Close()
 	if tr.uiAddr != "" {
@@ -266,22 +246,13 @@ func (tr *trainRun) run(ctx context.Context) error {
 		}
 		fmt.Fprintf(stderr, "mlerl: live view of the run at %s\n", url)
 	}
-
-	q, err := tr.newQueue(ctx, runner, prepared)
+	env, err := tr.newEnv(ctx, runner, prepared)
 	if err != nil {
 		return err
 	}
-	defer q.Close()
-	store, err := episode.NewStore(rc.Cache)
-	if err != nil {
-		return errUsage{fmt.Errorf("--cache: %w", err)}
-	}
-	cache := episode.NewCache(q, store)
-	// Every job carries the run's settings (runner.Max): remote workers
-	// lower them to their own ceilings, never raise them.
-	env := runEnv{Graded: episode.NewGraded(cache, prepared, runner.Reward, runner.Max), q: q, cache: cache}
+	defer env.Close()
 	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, program time limit %v, run folder %s\n",
-		rc.Policy, strings.Join(names, ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), rc.Timeout, dir)
+		rc.Policy, strings.Join(names(tasks), ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), rc.Timeout, dir)
 
 	line := progress.New(stderr, rc.Budget, env.Busy, tasks[0])
 	stopTicker := line.Tick(ctx, 15*time.Second)
@@ -303,4 +274,73 @@ func (tr *trainRun) run(ctx context.Context) error {
 	fmt.Fprintf(stderr, "mlerl: done: %d episodes completed, %d updates, best score %s; %s\n",
 		sum.Completed, sum.Updates, best, filepath.Join(dir, "report.html"))
 	return nil
+}
+
+// loadTasks loads and prepares the named tasks (suite names or folders).
+func loadTasks(list []string) ([]*task.Task, []*episode.Prepared, error) {
+	var tasks []*task.Task
+	var prepared []*episode.Prepared
+	for _, name := range list {
+		t, err := loadTask(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := episode.Prepare(t)
+		if err != nil {
+			return nil, nil, errUsage{err}
+		}
+		tasks = append(tasks, t)
+		prepared = append(prepared, p)
+	}
+	return tasks, prepared, nil
+}
+
+func names(tasks []*task.Task) []string {
+	out := make([]string, len(tasks))
+	for i, t := range tasks {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// openFolder creates the run folder (and run.json) or, resuming, reopens it
+// at its last checkpoint, loading pol and setting cfg.Resume.
+func (tr *trainRun) openFolder(pol rl.Policy, cfg *rl.Config, opts runfolder.Options) (*runfolder.Folder, error) {
+	if tr.resuming {
+		folder, ck, err := runfolder.Resume(tr.dir, pol, opts)
+		if err != nil {
+			return nil, errUsage{err}
+		}
+		cfg.Resume = ck
+		fmt.Fprintf(tr.stderr, "mlerl: resuming %s at update %d, %.0fs of %v spent\n", tr.dir, pol.Version(), ck.Elapsed.Seconds(), tr.rc.Budget)
+		return folder, nil
+	}
+	folder, err := runfolder.Create(tr.dir, opts)
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	b, _ := json.MarshalIndent(tr.rc, "", "  ")
+	if err := runfolder.WriteFileAtomic(filepath.Join(tr.dir, runConfigFile), b); err != nil {
+		folder.Close()
+		return nil, err
+	}
+	return folder, nil
+}
+
+// newEnv is the run's environment: the job queue's executions, through the
+// cache, graded by the trainer. Every job carries the run's settings
+// (runner.Max): remote workers lower them to their own ceilings, never
+// raise them.
+func (tr *trainRun) newEnv(ctx context.Context, runner *episode.Runner, prepared []*episode.Prepared) (runEnv, error) {
+	q, err := tr.newQueue(ctx, runner, prepared)
+	if err != nil {
+		return runEnv{}, err
+	}
+	store, err := episode.NewStore(tr.rc.Cache)
+	if err != nil {
+		q.Close()
+		return runEnv{}, errUsage{fmt.Errorf("--cache: %w", err)}
+	}
+	cache := episode.NewCache(q, store)
+	return runEnv{Graded: episode.NewGraded(cache, prepared, runner.Reward, runner.Max), q: q, cache: cache}, nil
 }
