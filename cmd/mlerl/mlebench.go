@@ -101,49 +101,16 @@ func prepared(data, id string) error {
 
 // importCompetition writes the task folder out/id and returns its path.
 func importCompetition(repo, data, out, id string, stderr io.Writer) (string, error) {
-	compDir := filepath.Join(repo, "mlebench", "competitions", id)
-	raw, err := os.ReadFile(filepath.Join(compDir, "config.yaml"))
+	src, err := readCompetition(repo, data, id)
 	if err != nil {
-		return "", fmt.Errorf("no competition %q in %s: %v", id, repo, unwrapPath(err))
-	}
-	var cfg mleConfig
-	if err := yaml.Unmarshal(raw, &cfg); err != nil {
-		return "", fmt.Errorf("%s: %v", filepath.Join(compDir, "config.yaml"), strings.Join(strings.Fields(err.Error()), " "))
-	}
-	grader := "mlebench/" + id
-	if _, err := grade.MLEBenchSpec(grader, nil); err != nil && strings.Contains(err.Error(), "unknown grader") {
-		return "", fmt.Errorf("unknown grader: mlerl has no rule set for %s's grader (%s, %s); covered: %s",
-			id, cfg.Grader.Name, cfg.Grader.GradeFn, strings.Join(grade.MLEBenchCompetitions(), ", "))
-	}
-	if err := prepared(data, id); err != nil {
 		return "", err
 	}
-	answers := filepath.Join(data, filepath.FromSlash(cfg.Dataset.Answers))
-	sample := filepath.Join(data, filepath.FromSlash(cfg.Dataset.SampleSubmission))
-	leaderboard := filepath.Join(compDir, "leaderboard.csv")
-	description := filepath.Join(repo, filepath.FromSlash(cfg.Description))
-	for _, f := range []string{answers, sample, leaderboard} {
-		if err := notLFSPointer(f); err != nil {
-			return "", err
-		}
-	}
-	header, err := grade.CSVHeaderFile(answers)
-	if err != nil {
-		return "", fmt.Errorf("answers: %v", err)
-	}
-	spec, err := grade.MLEBenchSpec(grader, header)
-	if err != nil {
-		return "", fmt.Errorf("answers %s: %v", answers, err)
-	}
-	desc, err := os.ReadFile(description)
-	if err != nil {
-		return "", fmt.Errorf("description: %v", err)
-	}
-
 	dir := filepath.Join(out, id)
 	if _, err := os.Stat(dir); err == nil {
 		return "", fmt.Errorf("%s already exists (remove it to import again)", dir)
 	}
+	// Built beside the target and renamed into place: a failed import
+	// leaves nothing that looks like a task.
 	tmp := dir + ".importing"
 	_ = os.RemoveAll(tmp)
 	if err := os.MkdirAll(filepath.Join(tmp, "private"), 0o755); err != nil {
@@ -155,48 +122,7 @@ func importCompetition(repo, data, out, id string, stderr io.Writer) (string, er
 			os.RemoveAll(tmp)
 		}
 	}()
-	publicSrc := filepath.Join(data, id, "prepared", "public")
-	if err := linkTree(publicSrc, filepath.Join(tmp, "public")); err != nil {
-		return "", err
-	}
-	// The contract's sample submission name, as a second link to the
-	// competition's own sample file. The text-normalization challenges keep
-	// it in prepared/private; MLE-bench publishes the same file zipped.
-	privateSrc := filepath.Join(data, id, "prepared", "private")
-	inside := func(dir string) bool {
-		rel, err := filepath.Rel(dir, sample)
-		return err == nil && !strings.HasPrefix(rel, "..")
-	}
-	if !inside(publicSrc) && !inside(privateSrc) {
-		return "", fmt.Errorf("sample submission %s is not under %s", sample, filepath.Join(data, id, "prepared"))
-	}
-	dst := filepath.Join(tmp, "public", "sample_submission.csv")
-	if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
-		if err := linkFile(sample, dst); err != nil {
-			return "", err
-		}
-	}
-	if err := linkFile(answers, filepath.Join(tmp, "private", "answers.csv")); err != nil {
-		return "", err
-	}
-	if err := linkFile(leaderboard, filepath.Join(tmp, "leaderboard.csv")); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "description.md"), desc, 0o644); err != nil {
-		return "", err
-	}
-	meta := task.Task{
-		Name: id, Metric: spec.Metric, IDColumn: spec.IDColumn, TargetColumns: spec.TargetColumns,
-		Source: fmt.Sprintf("MLE-bench competition %s (%s), answers %s, imported by mlerl tasks import-mlebench", id, cfg.Name, cfg.Dataset.Answers),
-		Grader: grader,
-	}
-	var y bytes.Buffer
-	enc := yaml.NewEncoder(&y)
-	enc.SetIndent(2)
-	if err := enc.Encode(meta); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "task.yaml"), y.Bytes(), 0o644); err != nil {
+	if err := src.write(tmp); err != nil {
 		return "", err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
@@ -211,6 +137,103 @@ func importCompetition(repo, data, out, id string, stderr io.Writer) (string, er
 		fmt.Fprintf(stderr, "%s: warning: %v\n", id, err)
 	}
 	return dir, nil
+}
+
+// mleSource is one prepared competition, read and checked.
+type mleSource struct {
+	id, grader                   string
+	cfg                          mleConfig
+	answers, sample, leaderboard string
+	publicSrc, privateSrc        string
+	desc                         []byte
+	spec                         grade.Spec
+}
+
+// readCompetition reads competition id's config from the checkout repo and
+// checks its prepared data under data: the grader is known, the files are
+// there and are not Git LFS pointers.
+func readCompetition(repo, data, id string) (*mleSource, error) {
+	compDir := filepath.Join(repo, "mlebench", "competitions", id)
+	raw, err := os.ReadFile(filepath.Join(compDir, "config.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("no competition %q in %s: %v", id, repo, unwrapPath(err))
+	}
+	src := &mleSource{id: id, grader: "mlebench/" + id, leaderboard: filepath.Join(compDir, "leaderboard.csv")}
+	if err := yaml.Unmarshal(raw, &src.cfg); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(compDir, "config.yaml"), strings.Join(strings.Fields(err.Error()), " "))
+	}
+	if _, err := grade.MLEBenchSpec(src.grader, nil); err != nil && strings.Contains(err.Error(), "unknown grader") {
+		return nil, fmt.Errorf("unknown grader: mlerl has no rule set for %s's grader (%s, %s); covered: %s",
+			id, src.cfg.Grader.Name, src.cfg.Grader.GradeFn, strings.Join(grade.MLEBenchCompetitions(), ", "))
+	}
+	if err := prepared(data, id); err != nil {
+		return nil, err
+	}
+	src.answers = filepath.Join(data, filepath.FromSlash(src.cfg.Dataset.Answers))
+	src.sample = filepath.Join(data, filepath.FromSlash(src.cfg.Dataset.SampleSubmission))
+	src.publicSrc = filepath.Join(data, id, "prepared", "public")
+	src.privateSrc = filepath.Join(data, id, "prepared", "private")
+	for _, f := range []string{src.answers, src.sample, src.leaderboard} {
+		if err := notLFSPointer(f); err != nil {
+			return nil, err
+		}
+	}
+	header, err := grade.CSVHeaderFile(src.answers)
+	if err != nil {
+		return nil, fmt.Errorf("answers: %v", err)
+	}
+	if src.spec, err = grade.MLEBenchSpec(src.grader, header); err != nil {
+		return nil, fmt.Errorf("answers %s: %v", src.answers, err)
+	}
+	if src.desc, err = os.ReadFile(filepath.Join(repo, filepath.FromSlash(src.cfg.Description))); err != nil {
+		return nil, fmt.Errorf("description: %v", err)
+	}
+	return src, nil
+}
+
+// write fills the task folder tmp: data linked (never changed), the
+// answers as their original file, the description and task.yaml.
+func (src *mleSource) write(tmp string) error {
+	if err := linkTree(src.publicSrc, filepath.Join(tmp, "public")); err != nil {
+		return err
+	}
+	// The contract's sample submission name, as a second link to the
+	// competition's own sample file. The text-normalization challenges keep
+	// it in prepared/private; MLE-bench publishes the same file zipped.
+	inside := func(dir string) bool {
+		rel, err := filepath.Rel(dir, src.sample)
+		return err == nil && !strings.HasPrefix(rel, "..")
+	}
+	if !inside(src.publicSrc) && !inside(src.privateSrc) {
+		return fmt.Errorf("sample submission %s is not under %s", src.sample, filepath.Dir(src.publicSrc))
+	}
+	dst := filepath.Join(tmp, "public", "sample_submission.csv")
+	if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+		if err := linkFile(src.sample, dst); err != nil {
+			return err
+		}
+	}
+	if err := linkFile(src.answers, filepath.Join(tmp, "private", "answers.csv")); err != nil {
+		return err
+	}
+	if err := linkFile(src.leaderboard, filepath.Join(tmp, "leaderboard.csv")); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "description.md"), src.desc, 0o644); err != nil {
+		return err
+	}
+	meta := task.Task{
+		Name: src.id, Metric: src.spec.Metric, IDColumn: src.spec.IDColumn, TargetColumns: src.spec.TargetColumns,
+		Source: fmt.Sprintf("MLE-bench competition %s (%s), answers %s, imported by mlerl tasks import-mlebench", src.id, src.cfg.Name, src.cfg.Dataset.Answers),
+		Grader: src.grader,
+	}
+	var y bytes.Buffer
+	enc := yaml.NewEncoder(&y)
+	enc.SetIndent(2)
+	if err := enc.Encode(meta); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(tmp, "task.yaml"), y.Bytes(), 0o644)
 }
 
 // lfsPointer is how a Git LFS pointer file starts.
