@@ -72,31 +72,19 @@ func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 	if doneTask != "" && doneTask != t.Name {
 		return usageErrorf("--out %s holds rows of task %s, not %s", *out, doneTask, t.Name)
 	}
-	plans := recipe.Candidates(prof, *nPlans, *seed)
-	programs := make([]replay.Program, len(plans))
-	for i, c := range plans {
-		code, err := recipe.Render(prof, c.Plan)
-		if err != nil {
-			return fmt.Errorf("bench record-replay: rendering %s: %w", c.Name, err)
-		}
-		programs[i] = replay.Program{Note: c.Name, Code: code}
+	programs, err := candidatePrograms(prof, *nPlans, *seed)
+	if err != nil {
+		return err
 	}
 	runner, err := ef.runner(ctx)
 	if err != nil {
 		return err
 	}
-	st, err := os.Stat(*out)
-	fresh := err != nil || st.Size() == 0
-	f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := openTable(*out, recordHeader(t.Name, string(runner.Sandbox.Level()), args))
 	if err != nil {
-		return usageErrorf("--out: %v", err)
+		return err
 	}
 	defer f.Close()
-	if fresh {
-		if _, err := io.WriteString(f, recordHeader(t.Name, string(runner.Sandbox.Level()), args)); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-	}
 	fmt.Fprintf(stderr, "recording %d plans x %d repeats of %s into %s (isolation %s, timeout %v)\n",
 		len(programs), *repeats, t.Name, *out, runner.Sandbox.Level(), ef.timeout)
 	rec := &replay.Recorder{
@@ -113,6 +101,37 @@ func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 		return fmt.Errorf("bench record-replay: %w", err)
 	}
 	return f.Close()
+}
+
+// candidatePrograms renders recipe.Candidates, each noted with its name.
+func candidatePrograms(prof *recipe.Profile, n int, seed uint64) ([]replay.Program, error) {
+	plans := recipe.Candidates(prof, n, seed)
+	programs := make([]replay.Program, len(plans))
+	for i, c := range plans {
+		code, err := recipe.Render(prof, c.Plan)
+		if err != nil {
+			return nil, fmt.Errorf("bench record-replay: rendering %s: %w", c.Name, err)
+		}
+		programs[i] = replay.Program{Note: c.Name, Code: code}
+	}
+	return programs, nil
+}
+
+// openTable opens a replay table for appending; a new one starts with header.
+func openTable(path, header string) (*os.File, error) {
+	st, err := os.Stat(path)
+	fresh := err != nil || st.Size() == 0
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, usageErrorf("--out: %v", err)
+	}
+	if fresh {
+		if _, err := io.WriteString(f, header); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+	}
+	return f, nil
 }
 
 // recordHeader is the "//" comment block a new table starts with.
