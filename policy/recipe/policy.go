@@ -124,49 +124,11 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	}
 	c := choicenet.Context{Features: prof.Features(), Parent: m.Parent, ParentReward: m.ParentReward}
 	prefs := p.prefs[pr.Task.Name]
-	var w *Walker
-	var logps []float64
-	var err error
-	// A walk that reproduces a plan this policy already wrote for the task
-	// (its parent, for an improve walk) would spend an episode learning
-	// nothing new: the cache hands back the old result, and a policy that
-	// keeps writing it collapses onto it. So it is drawn again, up to
-	// maxRedraws times: sampling without replacement, which turns a
-	// concentrated policy into a local search around its mode. The
-	// log-probabilities are the drawn walk's own, not renormalised for the
-	// excluded plans: with q the mass of the excluded plans, a sample's PPO
-	// ratio is off by (1-q_old)/(1-q_new), near 1 between the few versions
-	// a sample may be stale, and the clip bounds it either way.
-	// When every draw repeats something, a plan that is not the parent is
-	// still better than the parent: the first such draw is kept.
-	seen := p.tried[pr.Task.Name]
-	type draw struct {
-		w     *Walker
-		steps []choicenet.Step
-		logps []float64
+	w, steps, logps, err := p.draw(prof, c, prefs, parentPlan, p.tried[pr.Task.Name])
+	if err != nil {
+		return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 	}
-	var notParent *draw
-	for attempt := 0; ; attempt++ {
-		w = NewWalker(prof, parentPlan)
-		if m.Steps, logps, err = p.walk(w, c, prefs, parentPlan); err != nil {
-			return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
-		}
-		key := w.Plan().Key()
-		isParent := parentPlan != nil && key == parentPlan.Key()
-		if !seen[key] && !isParent {
-			break
-		}
-		if !isParent && notParent == nil {
-			notParent = &draw{w, m.Steps, logps}
-		}
-		if attempt == maxRedraws {
-			if isParent && notParent != nil {
-				w, m.Steps, logps = notParent.w, notParent.steps, notParent.logps
-			}
-			break
-		}
-	}
-	seen[w.Plan().Key()] = true
+	m.Steps = steps
 	m.Plan = w.Plan()
 	code, err := Render(prof, m.Plan)
 	if err != nil {
@@ -188,6 +150,50 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 		Kind: kind, Plan: m.Plan.Describe(), Key: m.Plan.Key(), Code: code, PolicyVersion: p.net.Version(),
 		Tokens: tokens, TokenLogProbs: logps, Meta: raw,
 	}, nil
+}
+
+// draw walks the grammar for a prompt and marks the plan it returns as
+// written (seen). A walk that reproduces a plan this policy already wrote
+// for the task (its parent, for an improve walk) would spend an episode
+// learning nothing new: the cache hands back the old result, and a policy
+// that keeps writing it collapses onto it. So it is drawn again, up to
+// maxRedraws times: sampling without replacement, which turns a
+// concentrated policy into a local search around its mode. The
+// log-probabilities are the drawn walk's own, not renormalised for the
+// excluded plans: with q the mass of the excluded plans, a sample's PPO
+// ratio is off by (1-q_old)/(1-q_new), near 1 between the few versions a
+// sample may be stale, and the clip bounds it either way. When every draw
+// repeats something, a plan that is not the parent is still better than the
+// parent: the first such draw is kept.
+func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, parentPlan *Plan, seen map[string]bool) (w *Walker, steps []choicenet.Step, logps []float64, err error) {
+	type draw struct {
+		w     *Walker
+		steps []choicenet.Step
+		logps []float64
+	}
+	var notParent *draw
+	for attempt := 0; ; attempt++ {
+		w = NewWalker(prof, parentPlan)
+		if steps, logps, err = p.walk(w, c, prefs, parentPlan); err != nil {
+			return nil, nil, nil, err
+		}
+		key := w.Plan().Key()
+		isParent := parentPlan != nil && key == parentPlan.Key()
+		if !seen[key] && !isParent {
+			break
+		}
+		if !isParent && notParent == nil {
+			notParent = &draw{w, steps, logps}
+		}
+		if attempt == maxRedraws {
+			if isParent && notParent != nil {
+				w, steps, logps = notParent.w, notParent.steps, notParent.logps
+			}
+			break
+		}
+	}
+	seen[w.Plan().Key()] = true
+	return w, steps, logps, nil
 }
 
 // maxRedraws bounds how often a walk that reproduced a plan already written
