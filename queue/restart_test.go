@@ -186,7 +186,7 @@ func TestBrokerRestartLosesNothing(t *testing.T) {
 	if err := e.WaitSlots(ctx, 2, nil); err != nil {
 		t.Fatal(err)
 	}
-	submit(t, e, job("r-0", program(30)), job("r-1", program(30)))
+	submit(t, e, job("r-0", program(10)), job("r-1", program(10)))
 	a.waitStarted(t, "r-0 1")
 	a.waitStarted(t, "r-1 1")
 	bw := startProc(t, srv.url(), 2, 0)

@@ -247,8 +247,16 @@ func (w *Worker) deliver(ctx context.Context, b *Broker, m jetstream.Msg, jm job
 		defer cancel()
 	}
 	// One name for this delivery's result, in the submission store and as the
-	// message id: unique across resumes (seq), stable across retries.
-	delivery := jm.Job.ID + "-" + jm.Digest[:12] + "-" + strconv.FormatUint(seq, 10) + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10)
+	// message id: unique across resumes (seq), stable across retries. The
+	// random part is for a server SIGKILLed just after delivering the job:
+	// it can forget the delivery and hand the job out again with the same
+	// count, possibly to this worker. The two runs' results must stay two
+	// messages (the trainer counts the second as a duplicate) and two
+	// submission objects (one must not overwrite the other under the first's
+	// checksum).
+	var nonce [4]byte
+	_, _ = rand.Read(nonce[:])
+	delivery := jm.Job.ID + "-" + jm.Digest[:12] + "-" + strconv.FormatUint(seq, 10) + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10) + "-" + hex.EncodeToString(nonce[:])
 	data, err := w.encode(pctx, b, &rm, delivery)
 	if err != nil {
 		log.Error("encoding result; job handed back", "err", err)
