@@ -279,9 +279,15 @@ func (w *Worker) deliver(ctx context.Context, b *Broker, m jetstream.Msg, jm job
 	}
 	w.done.Add(1)
 	// Acked only once the result is stored: dying in between runs the job
-	// again, and the trainer keeps the first result.
-	if err := m.DoubleAck(pctx); err != nil {
-		log.Debug("ack", "err", err)
+	// again, and the trainer keeps the first result. The wait for the
+	// server's confirmation is short: a server restarted without this
+	// delivery (its store lost, or its last moments before a SIGKILL) never
+	// answers, and the slot must go back to fetching rather than wait out
+	// pctx; at worst the job runs again and the trainer drops the duplicate.
+	actx, cancelAck := context.WithTimeout(pctx, 10*time.Second)
+	defer cancelAck()
+	if err := m.DoubleAck(actx); err != nil {
+		log.Warn("job ack unconfirmed; the broker may deliver it again", "err", err)
 	}
 }
 
