@@ -248,8 +248,8 @@ func TestBrokerRestartLosesNothing(t *testing.T) {
 	t.Logf("%d jobs; server down %v; trainer reconnected %v after the restart (%d reconnects); all results %v after the kill; B ran %q; stats %+v",
 		n, restarted.Sub(killed).Round(time.Millisecond), reconnect.Round(time.Millisecond), b.nc.Stats().Reconnects,
 		allBack.Round(time.Millisecond), runs, s)
-	if s.Accepted != n || e.Pending() != 0 || s.Published != n || s.Stale != 0 || s.Bad != 0 || s.Exhausted != 0 {
-		t.Errorf("stats %+v, pending %d: want %d accepted and published, nothing stale, bad or exhausted", s, e.Pending(), n)
+	if s.Accepted != n || e.Pending() != 0 || s.Published != n || s.Stale != 0 || s.Bad != 0 || s.Exhausted != 0 || s.StateLost != 0 {
+		t.Errorf("stats %+v, pending %d: want %d accepted and published, nothing stale, bad or exhausted, the store kept", s, e.Pending(), n)
 	}
 	if s.Results != s.Accepted+s.Duplicates {
 		t.Errorf("stats %+v: every result must be accepted or dropped as a duplicate", s)
@@ -272,4 +272,72 @@ func drained(ctx context.Context, b *Broker) bool {
 		}
 	}
 	return true
+}
+
+// The server SIGKILLed and replaced by one with an empty store on the same
+// port (a disk lost, a container recreated): the streams, the jobs in them
+// and the stored results are gone. The trainer notices on reconnecting, lays
+// the broker out again, re-publishes the task files and re-sends the jobs
+// in flight; the worker, still connected by address, serves them. Every job
+// completes exactly once.
+func TestBrokerStateLostIsRebuilt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server and a worker process for about 20 s")
+	}
+	p := fixture(t)
+	srv := startNATS(t, t.TempDir(), freePort(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	b, err := Dial(ctx, srv.url(), DialConfig{Name: "test-trainer", GiveUp: 30 * time.Second, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if err := b.Setup(ctx, SetupConfig{AckWait: 2 * time.Second, Fresh: true}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(p)
+	cfg.Log = log
+	e, err := NewEnv(ctx, b, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	w := startProc(t, srv.url(), 2, 0)
+	if err := e.WaitSlots(ctx, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	for i := range n {
+		submit(t, e, job(fmt.Sprintf("s-%d", i), program(3)))
+	}
+	w.waitStarted(t, "s-0 1")
+	killed := time.Now()
+	srv.kill(t)
+	srv.store = t.TempDir()
+	srv.start(t)
+	restarted := time.Now()
+
+	got := collect(t, e, n)
+	allBack := time.Since(killed)
+	for id, r := range got {
+		if !r.Valid || r.Score == nil || *r.Score != 1 {
+			t.Errorf("%s: %+v", id, r)
+		}
+	}
+	waitFor(t, func() bool { return drained(ctx, b) }, func() string { return fmt.Sprintf("%+v", e.Stats()) })
+	var runs []string
+	for len(w.started) > 0 {
+		runs = append(runs, <-w.started)
+	}
+	s := e.Stats()
+	t.Logf("%d jobs; server down %v; all results %v after the kill; worker ran %q; stats %+v",
+		n, restarted.Sub(killed).Round(time.Millisecond), allBack.Round(time.Millisecond), runs, s)
+	if s.Accepted != n || e.Pending() != 0 || s.StateLost != 1 || s.Resent < 1 || s.Published != n+s.Resent || s.Stale != 0 || s.Bad != 0 {
+		t.Errorf("stats %+v, pending %d: want %d accepted, the state loss seen once and the jobs in flight re-sent", s, e.Pending(), n)
+	}
+	if s.Results != s.Accepted+s.Duplicates {
+		t.Errorf("stats %+v: every result must be accepted or dropped as a duplicate", s)
+	}
 }
