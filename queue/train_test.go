@@ -198,6 +198,28 @@ func TestTrainSurvivesBrokerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds mlerl and trains for about half a minute")
 	}
+	st := trainThroughRestart(t, false)
+	if st.StateLost != 0 || st.Resent != 0 {
+		t.Errorf("broker %+v: the store was kept, nothing should have been rebuilt", st)
+	}
+}
+
+// The same with the server restarted on an empty store: the trainer lays
+// the broker out again and re-sends the jobs in flight.
+func TestTrainSurvivesBrokerStoreLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mlerl and trains for about half a minute")
+	}
+	st := trainThroughRestart(t, true)
+	if st.StateLost != 1 {
+		t.Errorf("broker %+v: want the lost store noticed once", st)
+	}
+}
+
+// trainThroughRestart runs train and a worker against an external server
+// that is killed after two updates and restarted (on an empty store when
+// emptyStore), checks the run folder and returns the trainer's broker counts.
+func trainThroughRestart(t *testing.T, emptyStore bool) Stats {
 	bin := buildMLERL(t)
 	srv := startNATS(t, t.TempDir(), freePort(t))
 	dir := filepath.Join(t.TempDir(), "run")
@@ -246,6 +268,9 @@ func TestTrainSurvivesBrokerRestart(t *testing.T) {
 	killed := time.Now()
 	srv.kill(t)
 	time.Sleep(1500 * time.Millisecond)
+	if emptyStore {
+		srv.store = t.TempDir()
+	}
 	srv.start(t)
 	t.Logf("server down %v", time.Since(killed).Round(time.Millisecond))
 	select {
@@ -293,4 +318,5 @@ func TestTrainSurvivesBrokerRestart(t *testing.T) {
 	if sum.Broker.Accepted != sum.Completed || sum.Broker.Stale != 0 || sum.Broker.Exhausted != 0 {
 		t.Errorf("broker %+v: want every completion accepted once, nothing stale or exhausted", sum.Broker)
 	}
+	return sum.Broker
 }
