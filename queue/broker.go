@@ -19,6 +19,15 @@
 // publishing its result but before acking the job makes the job run twice.
 // The trainer therefore accepts exactly one result per submitted job, matched
 // by episode id and a digest of the job's content (see Env).
+//
+// An external server (train --nats) may restart mid-run. Clients reconnect
+// on their own. Restarted on its file store, it still holds the queued and
+// unacked jobs and the unread results: live workers carry on heartbeating
+// their jobs, a worker that died meanwhile has its jobs redelivered after
+// AckWait, and a delivery the server forgot in its last moments runs twice
+// (the trainer drops the second result). Restarted without its store, it
+// holds nothing of the run: the Env notices on reconnecting, lays the broker
+// out again and re-sends every job in flight (Env.watch).
 package queue
 
 import (
