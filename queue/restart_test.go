@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -187,8 +188,7 @@ func TestBrokerRestartLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	submit(t, e, job("r-0", program(10)), job("r-1", program(10)))
-	a.waitStarted(t, "r-0 1")
-	a.waitStarted(t, "r-1 1")
+	a.waitStartedAll(t, "r-0 1", "r-1 1")
 	bw := startProc(t, srv.url(), 2, 0)
 	if err := e.WaitSlots(ctx, 4, nil); err != nil {
 		t.Fatal(err)
@@ -339,5 +339,26 @@ func TestBrokerStateLostIsRebuilt(t *testing.T) {
 	}
 	if s.Results != s.Accepted+s.Duplicates {
 		t.Errorf("stats %+v: every result must be accepted or dropped as a duplicate", s)
+	}
+}
+
+// waitStartedAll waits for the worker to report it started every one of
+// want, in whatever order its slots got to them.
+func (p *proc) waitStartedAll(t *testing.T, want ...string) {
+	t.Helper()
+	left := map[string]bool{}
+	for _, w := range want {
+		left[w] = true
+	}
+	timeout := time.After(2 * time.Minute)
+	for len(left) > 0 {
+		select {
+		case s := <-p.started:
+			delete(left, s)
+		case <-p.done:
+			t.Fatalf("worker exited before starting %v", slices.Sorted(maps.Keys(left)))
+		case <-timeout:
+			t.Fatalf("worker never started %v", slices.Sorted(maps.Keys(left)))
+		}
 	}
 }
