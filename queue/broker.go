@@ -19,6 +19,15 @@
 // publishing its result but before acking the job makes the job run twice.
 // The trainer therefore accepts exactly one result per submitted job, matched
 // by episode id and a digest of the job's content (see Env).
+//
+// An external server (train --nats) may restart mid-run. Clients reconnect
+// on their own. Restarted on its file store, it still holds the queued and
+// unacked jobs and the unread results: live workers carry on heartbeating
+// their jobs, a worker that died meanwhile has its jobs redelivered after
+// AckWait, and a delivery the server forgot in its last moments runs twice
+// (the trainer drops the second result). Restarted without its store, it
+// holds nothing of the run: the Env notices on reconnecting, lays the broker
+// out again and re-sends every job in flight (Env.watch).
 package queue
 
 import (
@@ -30,6 +39,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -80,6 +90,9 @@ type Broker struct {
 	url    string // what workers dial; "" when the embedded server does not listen
 	log    *slog.Logger
 	prefix string
+
+	mu    sync.Mutex
+	setup *SetupConfig // as Setup last laid the broker out, defaults applied
 }
 
 // EmbedConfig configures a NATS server inside this process.
@@ -285,6 +298,30 @@ type SetupConfig struct {
 // checkpoint (the learner re-submits them) or were dispatched after it (the
 // learner dispatches afresh), so running them again would only waste workers.
 func (b *Broker) Setup(ctx context.Context, cfg SetupConfig) error {
+	cfg = cfg.withDefaults()
+	if err := b.layout(ctx, cfg, true); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.setup = &cfg
+	b.mu.Unlock()
+	return nil
+}
+
+// Relayout re-creates what Setup made, purging nothing: for a server that
+// came back without the run's streams (its store lost or replaced). It
+// fails when Setup was never called on b.
+func (b *Broker) Relayout(ctx context.Context) error {
+	b.mu.Lock()
+	cfg := b.setup
+	b.mu.Unlock()
+	if cfg == nil {
+		return errors.New("queue: relayout before setup")
+	}
+	return b.layout(ctx, *cfg, false)
+}
+
+func (cfg SetupConfig) withDefaults() SetupConfig {
 	if cfg.AckWait <= 0 {
 		cfg.AckWait = 30 * time.Second
 	}
@@ -294,6 +331,12 @@ func (b *Broker) Setup(ctx context.Context, cfg SetupConfig) error {
 	if cfg.SubmissionTTL <= 0 {
 		cfg.SubmissionTTL = 24 * time.Hour
 	}
+	return cfg
+}
+
+// layout creates or updates the streams, consumers and object stores of cfg;
+// purge empties them as Setup documents.
+func (b *Broker) layout(ctx context.Context, cfg SetupConfig, purge bool) error {
 	jobs, err := b.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: b.n.jobsStream, Subjects: []string{b.n.jobsSubject},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
@@ -302,8 +345,10 @@ func (b *Broker) Setup(ctx context.Context, cfg SetupConfig) error {
 	if err != nil {
 		return fmt.Errorf("queue: stream %s: %w", b.n.jobsStream, err)
 	}
-	if err := jobs.Purge(ctx); err != nil {
-		return fmt.Errorf("queue: purging %s: %w", b.n.jobsStream, err)
+	if purge {
+		if err := jobs.Purge(ctx); err != nil {
+			return fmt.Errorf("queue: purging %s: %w", b.n.jobsStream, err)
+		}
 	}
 	results, err := b.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: b.n.resultsStream, Subjects: []string{b.n.resultsSubject},
@@ -313,7 +358,7 @@ func (b *Broker) Setup(ctx context.Context, cfg SetupConfig) error {
 	if err != nil {
 		return fmt.Errorf("queue: stream %s: %w", b.n.resultsStream, err)
 	}
-	if cfg.Fresh {
+	if purge && cfg.Fresh {
 		if err := results.Purge(ctx); err != nil {
 			return fmt.Errorf("queue: purging %s: %w", b.n.resultsStream, err)
 		}

@@ -55,6 +55,11 @@ type Stats struct {
 	Republished int `json:"republished"`
 	Bad         int `json:"bad_messages"`
 	WorkersSeen int `json:"workers_seen"`
+	// StateLost counts reconnections to a server without the run's streams
+	// (its store lost or replaced): the Env laid the broker out again,
+	// re-published the task files and re-sent every job in flight (Resent).
+	StateLost int `json:"broker_state_lost"`
+	Resent    int `json:"jobs_resent"`
 }
 
 // Env is the queue as an executor (episode.Executor): Submit publishes a job,
@@ -68,18 +73,21 @@ type Env struct {
 	start time.Time
 	// session is random per Env, part of every job message id.
 	session string
+	rctx    context.Context // ends at Close: result handling and the watch
 	cancel  context.CancelFunc
-	cons    jetstream.ConsumeContext
+	watched chan struct{} // closed when watch returns
 	subs    []*nats.Subscription
 
-	mu      sync.Mutex
-	pending map[string]inflight // episode id -> the job in flight
-	done    map[string]bool     // episode ids completed
-	parked  map[string]parked   // results that came before their job (resume)
-	ready   []episode.Execution
-	wake    chan struct{}
-	workers map[string]seen
-	stats   Stats
+	mu       sync.Mutex
+	cons     jetstream.ConsumeContext
+	restores int                 // rebuilds after a lost server state
+	pending  map[string]inflight // episode id -> the job in flight
+	done     map[string]bool     // episode ids completed
+	parked   map[string]parked   // results that came before their job (resume)
+	ready    []episode.Execution
+	wake     chan struct{}
+	workers  map[string]seen
+	stats    Stats
 }
 
 type inflight struct {
@@ -132,20 +140,141 @@ func NewEnv(ctx context.Context, b *Broker, cfg EnvConfig) (*Env, error) {
 		return nil, fmt.Errorf("queue: subscribing to %s: %w", adv, err)
 	}
 	e.subs = append(e.subs, sub)
-	cons, err := b.js.Consumer(ctx, b.n.resultsStream, trainerConsumer)
-	if err != nil {
+	e.rctx, e.cancel = context.WithCancel(context.Background())
+	if err := e.consume(ctx); err != nil {
 		e.Close()
-		return nil, fmt.Errorf("queue: consumer %s: %w", trainerConsumer, err)
+		return nil, err
 	}
-	rctx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
-	cc, err := cons.Consume(func(m jetstream.Msg) { e.onResult(rctx, m) })
-	if err != nil {
-		e.Close()
-		return nil, fmt.Errorf("queue: reading results: %w", err)
-	}
-	e.cons = cc
+	e.watched = make(chan struct{})
+	go e.watch(e.rctx)
 	return e, nil
+}
+
+// consume starts reading results, replacing the reader it had.
+func (e *Env) consume(ctx context.Context) error {
+	cons, err := e.b.js.Consumer(ctx, e.b.n.resultsStream, trainerConsumer)
+	if err != nil {
+		return fmt.Errorf("queue: consumer %s: %w", trainerConsumer, err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) { e.onResult(e.rctx, m) })
+	if err != nil {
+		return fmt.Errorf("queue: reading results: %w", err)
+	}
+	e.mu.Lock()
+	old := e.cons
+	e.cons = cc
+	e.mu.Unlock()
+	if old != nil {
+		old.Stop()
+	}
+	return nil
+}
+
+// watch looks at the broker after every reconnection. A server restarted on
+// its own store still has the streams, consumers (with their unacked jobs)
+// and stored results, and the clients simply resume; one that lost its
+// store has none of them, and every job in flight would wait forever.
+// Reconnections are read off the connection's counter once a second, which
+// costs nothing; a rebuild that fails is tried again on the next tick.
+func (e *Env) watch(ctx context.Context) {
+	defer close(e.watched)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	seen, rebuild := e.b.nc.Stats().Reconnects, false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n := e.b.nc.Stats().Reconnects
+		if (n == seen && !rebuild) || !e.b.nc.IsConnected() {
+			continue
+		}
+		if !rebuild {
+			lost, err := e.stateLost(ctx)
+			if err != nil {
+				e.log.Warn("checking the broker after a reconnection; trying again", "err", err)
+				continue
+			}
+			seen, rebuild = n, lost
+			if lost {
+				e.mu.Lock()
+				e.stats.StateLost++
+				e.mu.Unlock()
+			}
+		}
+		if rebuild {
+			if err := e.rebuild(ctx); err != nil {
+				e.log.Warn("rebuilding the broker's streams; trying again", "err", err)
+				continue
+			}
+			rebuild = false
+		}
+	}
+}
+
+// stateLost says whether the server lacks the run's consumers.
+func (e *Env) stateLost(ctx context.Context) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	lost := false
+	for _, sc := range [][2]string{{e.b.n.jobsStream, workersConsumer}, {e.b.n.resultsStream, trainerConsumer}} {
+		_, err := e.b.js.Consumer(ctx, sc[0], sc[1])
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrConsumerNotFound):
+			lost = true
+		case err != nil:
+			return false, fmt.Errorf("queue: consumer %s on %s: %w", sc[1], sc[0], err)
+		}
+	}
+	return lost, nil
+}
+
+// rebuild lays the broker out again, re-publishes the task files, reads
+// results anew and re-sends every job in flight: the ones the lost store
+// held are gone, and results of them it held are too. A job that still
+// finishes on the worker that had it sends a result the trainer takes or
+// drops as a duplicate; either way the job completes once.
+func (e *Env) rebuild(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	e.log.Warn("the NATS server came back without this run's streams; laying them out again and re-sending the jobs in flight")
+	if err := e.b.Relayout(ctx); err != nil {
+		return err
+	}
+	for name, dir := range e.cfg.Tasks {
+		sum, err := e.b.PublishData(ctx, dir)
+		if err != nil {
+			return fmt.Errorf("queue: task %s: %w", name, err)
+		}
+		if sum != e.data[name] {
+			// Workers verify the checksum the jobs carry and will refuse it.
+			e.log.Error("task files changed during the run; its jobs cannot run", "task", name, "dir", dir)
+		}
+	}
+	if err := e.consume(ctx); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.restores++
+	k := e.restores
+	jobs := make([]inflight, 0, len(e.pending))
+	for _, j := range e.pending {
+		jobs = append(jobs, j)
+	}
+	e.mu.Unlock()
+	for _, j := range jobs {
+		// A suffix of its own: a publication of the job the new server has
+		// not seen, whatever ids the old one remembered.
+		if err := e.publish(ctx, j.job, j.digest, fmt.Sprintf("-lost%d", k)); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		e.stats.Resent++
+		e.mu.Unlock()
+	}
+	return nil
 }
 
 // WaitSlots blocks until workers announcing at least n slots are live; it
@@ -456,11 +585,18 @@ func (e *Env) onExhausted(m *nats.Msg) {
 
 // Close stops reading results and listening for workers. The broker stays open.
 func (e *Env) Close() {
-	if e.cons != nil {
-		e.cons.Stop()
-	}
 	if e.cancel != nil {
 		e.cancel()
+	}
+	if e.watched != nil {
+		<-e.watched // no rebuild starts a reader after this
+	}
+	e.mu.Lock()
+	cc := e.cons
+	e.cons = nil
+	e.mu.Unlock()
+	if cc != nil {
+		cc.Stop()
 	}
 	for _, s := range e.subs {
 		_ = s.Unsubscribe()

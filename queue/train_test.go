@@ -187,3 +187,135 @@ func readState(t *testing.T, dir string) ckState {
 	}
 	return s.Checkpoint
 }
+
+// `mlerl train --nats` against an external server that is SIGKILLed mid-run
+// and restarted on the same store and port, with a `mlerl worker` process:
+// both reconnect, the run finishes on its budget, summary.json balances
+// (dispatched = completed + abandoned_at_stop) and no episode is recorded
+// twice.
+func TestTrainSurvivesBrokerRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mlerl and trains for about half a minute")
+	}
+	st := trainThroughRestart(t, false)
+	if st.StateLost != 0 || st.Resent != 0 {
+		t.Errorf("broker %+v: the store was kept, nothing should have been rebuilt", st)
+	}
+}
+
+// The same with the server restarted on an empty store: the trainer lays
+// the broker out again and re-sends the jobs in flight.
+func TestTrainSurvivesBrokerStoreLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mlerl and trains for about half a minute")
+	}
+	st := trainThroughRestart(t, true)
+	if st.StateLost != 1 {
+		t.Errorf("broker %+v: want the lost store noticed once", st)
+	}
+}
+
+// trainThroughRestart runs train and a worker against an external server
+// that is killed after two updates and restarted (on an empty store when
+// emptyStore), checks the run folder and returns the trainer's broker counts.
+func trainThroughRestart(t *testing.T, emptyStore bool) Stats {
+	bin := buildMLERL(t)
+	srv := startNATS(t, t.TempDir(), freePort(t))
+	dir := filepath.Join(t.TempDir(), "run")
+	fix, _ := filepath.Abs(filepath.Join("testdata", "tiny-auc"))
+
+	worker := exec.Command(bin, "worker", "--nats", srv.url(), "--slots", "2", "--cache", t.TempDir(), "--connect-timeout", "2m", "--timeout", "1m")
+	worker.Stderr = testWriter{t}
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = worker.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = worker.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = worker.Process.Kill()
+			<-done
+		}
+	})
+
+	train := exec.Command(bin, "train", "--task", fix, "--out", dir, "--budget", "30s", "--workers", "0",
+		"--nats", srv.url(), "--batch", "2", "--ack-wait", "2s")
+	var stderr bytes.Buffer
+	train.Stderr = &stderr
+	if err := train.Start(); err != nil {
+		t.Fatal(err)
+	}
+	trained := make(chan error, 1)
+	go func() { trained <- train.Wait() }()
+	// Kill the server once a couple of updates are written: jobs are in
+	// flight and results are waiting to be read.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		b, _ := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+		if bytes.Count(b, []byte("\n")) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = train.Process.Kill()
+			t.Fatalf("train wrote no 2 updates in 2 minutes\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	killed := time.Now()
+	srv.kill(t)
+	time.Sleep(1500 * time.Millisecond)
+	if emptyStore {
+		srv.store = t.TempDir()
+	}
+	srv.start(t)
+	t.Logf("server down %v", time.Since(killed).Round(time.Millisecond))
+	select {
+	case err := <-trained:
+		if err != nil {
+			t.Fatalf("train: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(3 * time.Minute):
+		_ = train.Process.Kill()
+		t.Fatalf("train did not finish 3 minutes after the restart\n%s", stderr.String())
+	}
+	t.Logf("train:\n%s", stderr.String())
+
+	var sum struct {
+		Dispatched, Completed, Redelivered, Duplicates int
+		AbandonedAtStop                                int `json:"abandoned_at_stop"`
+		Lost                                           int
+		Broker                                         Stats
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range lines(t, filepath.Join(dir, "episodes.jsonl")) {
+		var ep struct{ Episode string }
+		if err := json.Unmarshal(l, &ep); err != nil {
+			t.Fatal(err)
+		}
+		if seen[ep.Episode] {
+			t.Errorf("episode %s recorded twice", ep.Episode)
+		}
+		seen[ep.Episode] = true
+	}
+	t.Logf("summary %+v; %d episodes recorded", sum, len(seen))
+	if sum.Dispatched != sum.Completed+sum.AbandonedAtStop || sum.Lost != sum.AbandonedAtStop {
+		t.Errorf("summary %+v: dispatched must equal completed + abandoned_at_stop", sum)
+	}
+	if len(seen) != sum.Dispatched {
+		t.Errorf("%d episodes recorded, %d dispatched", len(seen), sum.Dispatched)
+	}
+	if sum.Broker.Accepted != sum.Completed || sum.Broker.Stale != 0 || sum.Broker.Exhausted != 0 {
+		t.Errorf("broker %+v: want every completion accepted once, nothing stale or exhausted", sum.Broker)
+	}
+	return sum.Broker
+}

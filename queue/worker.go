@@ -247,8 +247,16 @@ func (w *Worker) deliver(ctx context.Context, b *Broker, m jetstream.Msg, jm job
 		defer cancel()
 	}
 	// One name for this delivery's result, in the submission store and as the
-	// message id: unique across resumes (seq), stable across retries.
-	delivery := jm.Job.ID + "-" + jm.Digest[:12] + "-" + strconv.FormatUint(seq, 10) + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10)
+	// message id: unique across resumes (seq), stable across retries. The
+	// random part is for a server SIGKILLed just after delivering the job:
+	// it can forget the delivery and hand the job out again with the same
+	// count, possibly to this worker. The two runs' results must stay two
+	// messages (the trainer counts the second as a duplicate) and two
+	// submission objects (one must not overwrite the other under the first's
+	// checksum).
+	var nonce [4]byte
+	_, _ = rand.Read(nonce[:])
+	delivery := jm.Job.ID + "-" + jm.Digest[:12] + "-" + strconv.FormatUint(seq, 10) + "-" + w.ID + "-" + strconv.FormatUint(attempt, 10) + "-" + hex.EncodeToString(nonce[:])
 	data, err := w.encode(pctx, b, &rm, delivery)
 	if err != nil {
 		log.Error("encoding result; job handed back", "err", err)
@@ -271,9 +279,15 @@ func (w *Worker) deliver(ctx context.Context, b *Broker, m jetstream.Msg, jm job
 	}
 	w.done.Add(1)
 	// Acked only once the result is stored: dying in between runs the job
-	// again, and the trainer keeps the first result.
-	if err := m.DoubleAck(pctx); err != nil {
-		log.Debug("ack", "err", err)
+	// again, and the trainer keeps the first result. The wait for the
+	// server's confirmation is short: a server restarted without this
+	// delivery (its store lost, or its last moments before a SIGKILL) never
+	// answers, and the slot must go back to fetching rather than wait out
+	// pctx; at worst the job runs again and the trainer drops the duplicate.
+	actx, cancelAck := context.WithTimeout(pctx, 10*time.Second)
+	defer cancelAck()
+	if err := m.DoubleAck(actx); err != nil {
+		log.Warn("job ack unconfirmed; the broker may deliver it again", "err", err)
 	}
 }
 

@@ -117,7 +117,15 @@ func (tr *trainRun) newQueue(ctx context.Context, runner *episode.Runner, tasks 
 	for _, p := range tasks {
 		dirs[p.Task.Name] = p.Task.PublicDir()
 	}
-	env, err := queue.NewEnv(setup, b, queue.EnvConfig{Tasks: dirs, Log: log})
+	ecfg := queue.EnvConfig{Tasks: dirs, Log: log}
+	if qf.natsURL != "" {
+		// An external server may be restarted under the run (an upgrade, a
+		// moved container) and take a while to recover its store; the
+		// trainer reconnects and waits for it rather than failing the run
+		// after the default half minute.
+		ecfg.SubmitGiveUp = 5 * time.Minute
+	}
+	env, err := queue.NewEnv(setup, b, ecfg)
 	if err != nil {
 		b.Close()
 		return nil, err
