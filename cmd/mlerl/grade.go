@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/task"
@@ -69,11 +67,8 @@ func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // leaderboardRank places a grade on the task's leaderboard.csv, if it has one
 // (imported MLE-bench tasks do), by MLE-bench's medal rules.
 func leaderboardRank(t *task.Task, res grade.Result) (*grade.Rank, error) {
-	if _, err := os.Stat(t.LeaderboardPath()); errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	lb, err := grade.LoadLeaderboardFile(t.LeaderboardPath())
-	if err != nil {
+	lb, err := t.Leaderboard()
+	if lb == nil || err != nil {
 		return nil, err
 	}
 	r := lb.Rank(res.Score)

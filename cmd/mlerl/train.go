@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -218,6 +219,10 @@ func (tr *trainRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	boards, err := task.LoadLeaderboards(tasks)
+	if err != nil {
+		return errUsage{err}
+	}
 	runner, err := tr.env.runner(ctx)
 	if err != nil {
 		return err
@@ -256,7 +261,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 
 	line := progress.New(stderr, rc.Budget, env.Busy, tasks[0])
 	stopTicker := line.Tick(ctx, 15*time.Second)
-	sum, err := rl.Run(ctx, cfg, line.Env(env), pol, tasks, line.Sink(folder))
+	sum, err := rl.Run(ctx, cfg, line.Env(env), pol, tasks, line.Sink(rankSink{folder, boards}))
 	stopTicker()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -343,4 +348,23 @@ func (tr *trainRun) newEnv(ctx context.Context, runner *episode.Runner, prepared
 	}
 	cache := episode.NewCache(q, store)
 	return runEnv{Graded: episode.NewGraded(cache, prepared, runner.Reward, runner.Max), q: q, cache: cache}, nil
+}
+
+// rankSink adds where the best programs place on their competitions'
+// leaderboards ("rank" or "ranks", task.Leaderboards) to summary.json.
+type rankSink struct {
+	rl.Sink
+	boards *task.Leaderboards
+}
+
+func (s rankSink) Summary(sum rl.Summary) error {
+	if keys := s.boards.SummaryKeys(sum.BestScores); keys != nil {
+		extra := maps.Clone(sum.Extra)
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		maps.Copy(extra, keys)
+		sum.Extra = extra
+	}
+	return s.Sink.Summary(sum)
 }
