@@ -197,3 +197,25 @@ func TestHighlightKeepsEveryCharacter(t *testing.T) {
 		t.Errorf("text %q, want %q", text.String(), src)
 	}
 }
+
+// The facts table says where the best program places on the leaderboard:
+// summary.json's "rank" for one task, "ranks" by task for several.
+func TestFactsShowRank(t *testing.T) {
+	one := Run{Summary: map[string]any{"rank": map[string]any{"medal": "bronze", "above_median": true,
+		"gold_threshold": 0.2, "silver_threshold": 0.25, "bronze_threshold": 0.3, "median_threshold": 0.4}}}
+	if f := Facts(one); !strings.Contains(f, "<td>leaderboard</td><td><b>bronze medal, above median (gold 0.2, silver 0.25, bronze 0.3, median 0.4)</b>") {
+		t.Errorf("one task: %s", f)
+	}
+	several := Run{Summary: map[string]any{"ranks": map[string]any{
+		"b": map[string]any{"medal": nil, "above_median": false},
+		"a": map[string]any{"medal": "gold", "above_median": true},
+	}}}
+	f := Facts(several)
+	ia, ib := strings.Index(f, "leaderboard: a</td><td><b>gold medal, above median"), strings.Index(f, "leaderboard: b</td><td><b>no medal, below median")
+	if ia < 0 || ib < ia {
+		t.Errorf("several tasks: %s", f)
+	}
+	if f := Facts(Run{Summary: map[string]any{"completed": 3}}); strings.Contains(f, "leaderboard") {
+		t.Errorf("no leaderboard: %s", f)
+	}
+}

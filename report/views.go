@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"html"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,6 +140,9 @@ func Facts(r Run) string {
 	if p.Best != nil {
 		row("best score", fmt.Sprintf("%.4f", *p.Best))
 	}
+	for _, kv := range rankFacts(r.Summary) {
+		row(kv[0], kv[1])
+	}
 	for _, k := range []string{"dispatched", "completed", "redelivered", "abandoned_at_stop", "reused", "isolation", "stopped"} {
 		if v, ok := r.Summary[k]; ok {
 			row(k, fmt.Sprint(v))
@@ -145,6 +150,44 @@ func Facts(r Run) string {
 	}
 	b.WriteString("</table>\n")
 	return b.String()
+}
+
+// rankFacts are the leaderboard rows of the facts: where the best programs
+// place on their competitions' leaderboards, as summary.json's "rank" (one
+// task) or "ranks" (by task) says.
+func rankFacts(summary map[string]any) [][2]string {
+	if r, ok := summary["rank"].(map[string]any); ok {
+		return [][2]string{{"leaderboard", describeRank(r)}}
+	}
+	ranks, _ := summary["ranks"].(map[string]any)
+	var out [][2]string
+	for _, name := range slices.Sorted(maps.Keys(ranks)) {
+		if r, ok := ranks[name].(map[string]any); ok {
+			out = append(out, [2]string{"leaderboard: " + name, describeRank(r)})
+		}
+	}
+	return out
+}
+
+// describeRank says a rank in words: "bronze medal, above median (gold
+// 0.2, silver 0.2, bronze 0.3, median 0.4)".
+func describeRank(r map[string]any) string {
+	medal := "no medal"
+	if m, ok := r["medal"].(string); ok {
+		medal = m + " medal"
+	}
+	median := "below median"
+	if above, _ := r["above_median"].(bool); above {
+		median = "above median"
+	}
+	num := func(k string) string {
+		if v, ok := r[k].(float64); ok {
+			return fmt.Sprintf("%.6g", v)
+		}
+		return "?"
+	}
+	return fmt.Sprintf("%s, %s (gold %s, silver %s, bronze %s, median %s)", medal, median,
+		num("gold_threshold"), num("silver_threshold"), num("bronze_threshold"), num("median_threshold"))
 }
 
 func humanDuration(s float64) string {
