@@ -16,6 +16,7 @@ import (
 
 const benchUsage = `usage: mlerl bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--batch B] [--table NAME|FILE]
        mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]
+       mlerl bench mlebench --repo MLEBENCH --data DATA [--out DIR] [--budget 4m] [--policy recipe|llm ...] [--seed S] [--json] ID...
        mlerl bench rl-vs-prompting --task T[,T...] [--seeds 5] [--budget 4m] [--workers 2] [--batch 8] [--arms A,B] [--cache DIR] [--json]
 built-in tables (--table NAME): hpc-job-class (default) and letter-recognition, recorded from real runs; synthetic, made up`
 
@@ -32,6 +33,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, benchDurationAblation(ctx, args[1:], stdout, stderr))
 	case "record-replay":
 		return exitStatus(stderr, benchRecordReplay(ctx, args[1:], stdout, stderr))
+	case "mlebench":
+		return exitStatus(stderr, benchMLEBench(ctx, args[1:], stdout, stderr))
 	case "rl-vs-prompting":
 		return exitStatus(stderr, benchRLVsPrompting(ctx, args[1:], stdout, stderr))
 	}

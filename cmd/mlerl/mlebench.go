@@ -47,17 +47,9 @@ func tasksImportMLEBench(args []string, stderr io.Writer) error {
 	data := fs.String("data", "", "MLE-bench data folder: DATA/<id>/prepared/{public,private}")
 	out := fs.String("out", "mlebench-tasks", "folder to write the task folders into")
 	all := fs.Bool("all", false, "import every competition mlerl has rules for that is prepared in --data")
-	// Flags may come before, between or after the ids.
-	var ids []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return errUsage{err}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		ids = append(ids, fs.Arg(0))
-		args = fs.Args()[1:]
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	if *repo == "" || *data == "" || (len(ids) == 0) == !*all {
 		return usageErrorf("%s", importUsage)
@@ -85,6 +77,22 @@ func tasksImportMLEBench(args []string, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s: imported to %s\n", id, dir)
 	}
 	return nil
+}
+
+// parseInterleaved parses args with fs and returns the positional ones: flags
+// may come before, between or after them (`import-mlebench ID --out DIR ID`).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, errUsage{err}
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // prepared checks MLE-bench's prepared layout for id.
