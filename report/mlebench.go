@@ -110,7 +110,10 @@ func (t MLEBenchTable) Print(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f%% of %d\t%s\t%v\n", r.Competition, best, 100*r.ValidRate, r.Episodes, medal, r.AboveMedian)
 	}
-	fmt.Fprintf(tw, "total (%d)\tvalid %.1f%%\tbronze %.1f%%, silver %.1f%%, gold %.1f%%\tany medal %.1f%%\tabove median %.1f%%\n",
-		len(t.Competitions), t.ValidPct, t.BronzePct, t.SilverPct, t.GoldPct, t.AnyMedalPct, t.AboveMedianPct)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d competitions: valid submission %.1f%%, above median %.1f%%, any medal %.1f%% (gold %.1f%%, silver %.1f%%, bronze %.1f%%)\n",
+		len(t.Competitions), t.ValidPct, t.AboveMedianPct, t.AnyMedalPct, t.GoldPct, t.SilverPct, t.BronzePct)
+	return err
 }

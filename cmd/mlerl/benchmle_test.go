@@ -111,6 +111,7 @@ func TestBenchMLEBench(t *testing.T) {
 
 	// Again, as text: the finished run is reused, not retrained.
 	code2, text, stderr2 := runCmd(t, append(args[:len(args)-2:len(args)-2], id)...)
+	t.Logf("JSON:\n%s\ntable:\n%s", stdout, text)
 	if code2 != 0 || !strings.Contains(stderr2, "its result is reused") || !strings.Contains(text, id) ||
 		!strings.Contains(text, fmt.Sprintf("%.6g", *row.BestScore)) || !strings.Contains(text, "any medal") {
 		t.Errorf("second run: exit %d\n%s\n%s", code2, text, stderr2)
