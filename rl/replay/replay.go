@@ -82,7 +82,6 @@ var hpcJobClass string
 //go:embed testdata/letter-recognition.jsonl
 var letterRecognition string
 
-
 // DefaultTable is the name of the built-in table recorded from real
 // executions, the one `mlerl bench duration-ablation` runs on by default.
 const DefaultTable = "hpc-job-class"
