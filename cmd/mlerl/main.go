@@ -35,7 +35,8 @@ commands:
                                the same loop with a language model behind an OpenAI-compatible server
                                (API key from $MLERL_API_KEY); writes DIR/rollouts.jsonl for an external trainer
   train ... --no-learn         prompting baseline: same loop and rewards, no updates, improve the best so far
-  suite build [--out DIR] [--verify]  rebuild the suite from Debian packages and check its checksums
+  suite build [--set suite|unseen] [--out DIR] [--verify]
+                               rebuild the suite (or the unseen set) from Debian packages; --verify checks the suite
   bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table hpc-job-class|letter-recognition|synthetic|FILE]
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)
   bench record-replay --task T --out FILE [--plans N] [--repeats R]
