@@ -52,8 +52,14 @@ type taskSet struct {
 	script    string
 	rPackages []rPackage
 	digits    bool
-	defs      []taskDef
+	// files are data files other Debian packages install, copied into the
+	// raw folder as raw/<base name> before the tasks are made.
+	files []debFile
+	defs  []taskDef
 }
+
+// debFile is a data file and the Debian package that installs it.
+type debFile struct{ path, deb string }
 
 // suiteSet is the embedded suite; unseenSet (unseen.go) the tasks held out
 // from tuning the built-in policy, committed under bench/unseen/.
@@ -123,6 +129,11 @@ func checkTools(ctx context.Context, set *taskSet) error {
 			if slices.Contains(strings.Fields(string(out)), p.r) {
 				missing = append(missing, p.deb)
 			}
+		}
+	}
+	for _, f := range set.files {
+		if _, err := os.Stat(f.path); err != nil && !slices.Contains(missing, f.deb) {
+			missing = append(missing, f.deb)
 		}
 	}
 	if set.digits { // only the digit images need Python
@@ -236,6 +247,15 @@ func buildSet(ctx context.Context, set *taskSet, out string, log io.Writer) erro
 	fmt.Fprintf(log, "%s: exporting raw data with R\n", set.name)
 	if err := run(ctx, log, "Rscript", filepath.Join(work, set.script), raw); err != nil {
 		return fmt.Errorf("%s build: export: %w", set.name, err)
+	}
+	for _, f := range set.files {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return fmt.Errorf("%s build: %w", set.name, err)
+		}
+		if err := os.WriteFile(filepath.Join(raw, filepath.Base(f.path)), b, 0o644); err != nil {
+			return fmt.Errorf("%s build: %w", set.name, err)
+		}
 	}
 	if set.digits {
 		fmt.Fprintf(log, "%s: writing digit images with Python\n", set.name)

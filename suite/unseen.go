@@ -1,8 +1,14 @@
 package suite
 
 import (
+	"bufio"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // unseenSet is the "unseen" task set: tasks held out from tuning the built-in
@@ -17,11 +23,16 @@ var unseenSet = &taskSet{
 		{"modeldata", "r-cran-modeldata"},
 		{"dslabs", "r-cran-dslabs"},
 	},
+	files: []debFile{
+		{"/usr/share/wordnet/data.noun", "wordnet-base"},
+		{"/usr/share/wordnet/data.verb", "wordnet-base"},
+	},
 	defs: []taskDef{
 		{"movie-ratings", loadMovieRatings},
 		{"poll-adjustment", loadPollAdjustment},
 		{"tate-artwork-year", loadTateYear},
 		{"tweet-source", loadTweetSource},
+		{"wordnet-supersense", loadWordNet},
 	},
 }
 
@@ -144,4 +155,112 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// lexNames are WordNet's lexicographer files (lexnames(5WN)) by number: the
+// supersense of every synset.
+var lexNames = []string{
+	"adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute",
+	"noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group",
+	"noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession",
+	"noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
+	"verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption",
+	"verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
+	"verb.social", "verb.stative", "verb.weather", "adj.ppl",
+}
+
+// wordNetRows is how many noun and verb synsets the task keeps (of 95,882),
+// drawn at random: enough for every supersense to appear, under 2 MB.
+const wordNetRows = 8000
+
+var quoted = regexp.MustCompile(`"([^"]*)"`)
+
+// loadWordNet makes one row per noun or verb synset of WordNet 3.0 (Debian
+// package wordnet-base): its words, definition and example sentences, part
+// of speech and relation count; the target is its lexicographer file.
+// The synset offset is left out: the files are laid out by lexicographer
+// file, so the offset would give the answer away.
+func loadWordNet(raw string) (*dataset, error) {
+	ds := &dataset{name: "wordnet-supersense", metric: "accuracy", idColumn: "synset_row",
+		source:   fmt.Sprintf("Debian package wordnet-base (WordNet 3.0), files data.noun and data.verb; %d of the 95,882 noun and verb synsets, drawn at random", wordNetRows),
+		features: []string{"pos", "words", "definition", "examples", "n_words", "n_relations"},
+		target:   []string{"supersense"}}
+	for _, file := range []string{"data.noun", "data.verb"} {
+		f, err := os.Open(filepath.Join(raw, file))
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		n := 0
+		for sc.Scan() {
+			n++
+			line := sc.Text()
+			if strings.HasPrefix(line, "  ") { // the licence header
+				continue
+			}
+			e, err := wordNetSynset(line)
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%s line %d: %w", file, n, err)
+			}
+			ds.examples = append(ds.examples, e)
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	subsample(ds, wordNetRows)
+	return ds, nil
+}
+
+// wordNetSynset parses one line of a WordNet data file (wndb(5WN)):
+// offset lex_filenum ss_type w_cnt [word lex_id]... p_cnt [pointer]... [frames] | gloss
+func wordNetSynset(line string) (example, error) {
+	head, gloss, ok := strings.Cut(line, " | ")
+	if !ok {
+		return example{}, fmt.Errorf("no gloss")
+	}
+	f := strings.Fields(head)
+	if len(f) < 4 {
+		return example{}, fmt.Errorf("short synset line")
+	}
+	lex, err := strconv.Atoi(f[1])
+	if err != nil || lex < 0 || lex >= len(lexNames) {
+		return example{}, fmt.Errorf("lexicographer file %q", f[1])
+	}
+	wcnt, err := strconv.ParseInt(f[3], 16, 32)
+	if err != nil || len(f) < 5+2*int(wcnt) {
+		return example{}, fmt.Errorf("word count %q", f[3])
+	}
+	var words []string
+	for i := 0; i < int(wcnt); i++ {
+		words = append(words, strings.ReplaceAll(f[4+2*i], "_", " "))
+	}
+	pcnt := f[4+2*int(wcnt)]
+	if _, err := strconv.Atoi(pcnt); err != nil {
+		return example{}, fmt.Errorf("pointer count %q", pcnt)
+	}
+	gloss = strings.TrimSpace(gloss)
+	def, rest, _ := strings.Cut(gloss, "; \"")
+	if rest != "" {
+		rest = "\"" + rest
+	}
+	var ex []string
+	for _, m := range quoted.FindAllStringSubmatch(rest, -1) {
+		ex = append(ex, strings.TrimSpace(m[1]))
+	}
+	pos := map[string]string{"n": "noun", "v": "verb"}[f[2]]
+	if pos == "" {
+		return example{}, fmt.Errorf("part of speech %q", f[2])
+	}
+	label := lexNames[lex]
+	pc, _ := strconv.Atoi(pcnt)
+	return example{
+		features: []string{pos, strings.Join(words, ", "), strings.TrimSpace(def), strings.Join(ex, " | "),
+			strconv.Itoa(len(words)), strconv.Itoa(pc)},
+		target: []string{label}, class: label,
+	}, nil
 }
