@@ -8,6 +8,7 @@
 #
 #   bench/run-prior.sh telco-churn bench/unseen/hotel-rates     # suite names or task folders
 #   N=30 TIMEOUT=40s PARALLEL=2 SEED=1 bench/run-prior.sh ...
+#   DEFAULT=1 bench/run-prior.sh ...     # instead: run the policy's prior plan (recipe.Default) once per task
 #   bench/run-prior.sh --summary FILE.jsonl                      # only the summary of earlier runs
 #
 # TIMEOUT defaults to 40s, the per-program limit `mlerl train --budget 4m` uses.
@@ -49,7 +50,8 @@ export MLERL TIMEOUT SEED commit
 
 for t in "$@"; do
     dir=$(mktemp -d)
-    "$PRIOR" --task "$t" --n "$N" --seed "$SEED" --out "$dir" || die "sampling $t failed"
+    def=(); [ -n "${DEFAULT:-}" ] && def=(--default)
+    "$PRIOR" --task "$t" --n "$N" --seed "$SEED" --out "$dir" "${def[@]}" || die "sampling $t failed"
     tmp=$dir/results.jsonl
     while IFS=$'\t' read -r i plan; do printf '%s\0%s\0%s\0%s\0' "$t" "$dir/$i.py" "$i" "$plan"; done < "$dir/plans.tsv" |
         xargs -0 -n 4 -P "$PARALLEL" bash -c 'run_one "$@"' _ > "$tmp"

@@ -30,18 +30,19 @@ func main() {
 	n := flag.Int("n", 30, "programs to sample")
 	seed := flag.Uint64("seed", 1, "policy seed (net initialisation and sampling)")
 	out := flag.String("out", "", "folder to write the programs into")
+	def := flag.Bool("default", false, "write only the policy's prior plan (recipe.Default, what the hints point at) as 000.py")
 	flag.Parse()
 	if *taskArg == "" || *out == "" || *n < 1 {
 		fmt.Fprintln(os.Stderr, "usage: prior --task T --out DIR [--n 30] [--seed 1]")
 		os.Exit(2)
 	}
-	if err := run(*taskArg, *n, *seed, *out); err != nil {
+	if err := run(*taskArg, *n, *seed, *out, *def); err != nil {
 		fmt.Fprintln(os.Stderr, "prior:", err)
 		os.Exit(1)
 	}
 }
 
-func run(taskArg string, n int, seed uint64, out string) error {
+func run(taskArg string, n int, seed uint64, out string, def bool) error {
 	dir, err := suite.Resolve(taskArg)
 	if err != nil {
 		return err
@@ -67,6 +68,17 @@ func run(taskArg string, n int, seed uint64, out string) error {
 	}
 	if err := os.WriteFile(filepath.Join(out, "profile.json"), append(pj, '\n'), 0o644); err != nil {
 		return err
+	}
+	if def {
+		code, err := recipe.Render(prof, recipe.Default(prof))
+		if err != nil {
+			return err
+		}
+		key, _, _ := strings.Cut(strings.TrimPrefix(code, "# plan: "), "\n")
+		if err := os.WriteFile(filepath.Join(out, "000.py"), []byte(code), 0o644); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(out, "plans.tsv"), []byte("000\t"+key+"\n"), 0o644)
 	}
 	prompts := make([]rl.Prompt, n)
 	for i := range prompts {

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Summarise bench/run-prior.sh results (JSON lines) as Markdown.
+
+    bench/prior-summary.py bench/results/prior-*.jsonl
+    bench/prior-summary.py --by-choice FILE.jsonl...   # failure rate per plan choice, all tasks pooled
+
+Per task: programs, invalid (share), timed out, invalid other than by timing
+out, and the failure causes. A cause is the error's last line with ids, column
+lists and numbers folded away, so the same mistake on different data counts
+once; CAUSES below names the common ones after the grammar decision that
+usually makes them (a guess from the message, check the program's plan).
+"""
+import collections
+import json
+import re
+import sys
+
+CAUSES = [
+    (r"timed out", "timed out"),
+    (r"UnicodeDecodeError: 'ascii'", "ascii loader on non-ASCII data (read.loader=ascii)"),
+    (r"ParserError: Error tokenizing", "CSV parser error (read.loader=sniff?)"),
+    (r"^KeyError: '[^\[]", "target column missing after reading (read.loader=semicolon?)"),
+    (r"KeyError: .*not in index|KeyError: '\[", "columns differ between train and test (get_dummies per file)"),
+    (r"could not convert string to float", "strings given to the model (features.columns=raw)"),
+    (r"does not accept missing values|Input X contains NaN|Input contains NaN", "NaN given to a model that takes none (features.missing=none)"),
+    (r"has no attribute 'predict_proba'", "predict_proba on a model without it"),
+    (r"Negative values in data passed to", "negative features to a naive Bayes model"),
+    (r"sparse", "sparse matrix to a dense-only step"),
+    (r"MemoryError|Unable to allocate|memory", "out of memory"),
+]
+
+
+def clean(err):
+    e = re.sub(r"^no submission.csv written \(exit code -?\d+: ", "", err or "")
+    e = re.sub(r"\)$", "", e)
+    return e
+
+
+def cause(err):
+    e = clean(err)
+    for pat, name in CAUSES:
+        if re.search(pat, e):
+            return name
+    e = re.sub(r"'[^']*'", "'…'", e)
+    e = re.sub(r"\d+(\.\d+)?", "N", e)
+    return e[:120]
+
+
+def main(paths):
+    by = collections.OrderedDict()
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                r = json.loads(line)
+                by.setdefault(r.get("task"), []).append(r)
+    print("| task | programs | invalid | timed out | invalid, not timed out | valid: median s | top causes of invalid programs |")
+    print("|---|---|---|---|---|---|---|")
+    for task, rs in by.items():
+        n = len(rs)
+        bad = [r for r in rs if not r.get("valid")]
+        to = [r for r in bad if r.get("timed_out")]
+        durs = sorted(r.get("duration_s", 0) for r in rs if r.get("valid"))
+        med = f"{durs[len(durs) // 2]:.0f}" if durs else "-"
+        c = collections.Counter(cause(r.get("error")) for r in bad)
+        top = "; ".join(f"{k} ({v})" for k, v in c.most_common(4))
+        print(f"| {task} | {n} | {len(bad)} ({100 * len(bad) / n:.0f}%) | {len(to)} | "
+              f"{len(bad) - len(to)} ({100 * (len(bad) - len(to)) / n:.0f}%) | {med} | {top} |")
+
+
+def by_choice(paths, least=6):
+    """Per decision=value over all programs: how many, and the share invalid
+    for a reason other than the time limit; the highest first."""
+    n = collections.Counter()
+    bad = collections.Counter()
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                r = json.loads(line)
+                failed = not r.get("valid") and not r.get("timed_out")
+                for kv in (r.get("plan") or "").split(";"):
+                    if "=" in kv:
+                        n[kv] += 1
+                        bad[kv] += failed
+    rows = sorted((bad[k] / n[k], n[k], k) for k in n if n[k] >= least)
+    print("| plan choice | programs | invalid, not timed out |")
+    print("|---|---|---|")
+    for rate, cnt, k in reversed(rows):
+        if rate < 0.3:
+            break
+        print(f"| `{k}` | {cnt} | {100 * rate:.0f}% |")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if not args or args == ["--by-choice"]:
+        sys.exit("usage: prior-summary.py [--by-choice] RESULTS.jsonl...")
+    if args[0] == "--by-choice":
+        by_choice(args[1:])
+    else:
+        main(args)
