@@ -11,13 +11,16 @@
 #   DEFAULT=1 bench/run-prior.sh ...     # instead: run the policy's prior plan (recipe.Default) once per task
 #   bench/run-prior.sh --summary FILE.jsonl                      # only the summary of earlier runs
 #
-# TIMEOUT defaults to 40s, the per-program limit `mlerl train --budget 4m` uses.
+# TIMEOUT defaults to 40s, the per-program limit `mlerl train --budget 4m` uses;
+# THREADS (default 1) the OpenMP/BLAS threads per program, as train gives each
+# of its 2 slots on 2 cores (exec's own default, 2, with 2 programs at once on 2
+# cores stalls OpenMP and turns fast programs into time-outs).
 # Exit status: 0 when every program ran (valid or not), 2 on bad usage.
 set -uo pipefail
 
 NAME=run-prior
 . "$(dirname "$0")/common.sh"
-N=${N:-30}; TIMEOUT=${TIMEOUT:-40s}; PARALLEL=${PARALLEL:-2}; SEED=${SEED:-1}
+N=${N:-30}; TIMEOUT=${TIMEOUT:-40s}; PARALLEL=${PARALLEL:-2}; SEED=${SEED:-1}; THREADS=${THREADS:-1}
 RESULTS=${RESULTS:-$BENCH/results/prior-$(date +%F).jsonl}
 
 summary() {
@@ -39,14 +42,14 @@ commit=$(cd "$ROOT" && git rev-parse --short HEAD)
 
 run_one() { # task program-file index plan
     local r
-    r=$(nice "$MLERL" exec --task "$1" --code "$2" --timeout "$TIMEOUT" --json 2>/dev/null) || true
+    r=$(nice "$MLERL" exec --task "$1" --code "$2" --timeout "$TIMEOUT" --threads "$THREADS" --json 2>/dev/null) || true
     [ -n "$r" ] || r='{"valid":false,"timed_out":false,"error":"mlerl exec printed no result"}'
     jq -c --arg task "$1" --arg program "$3" --arg plan "$4" --arg seed "$SEED" --arg commit "$commit" \
-        --arg timeout "$TIMEOUT" '. + {task: (.task // $task), program: $program, plan: $plan, seed: $seed,
-        commit: $commit, timeout: $timeout}' <<< "$r"
+        --arg timeout "$TIMEOUT" --arg threads "$THREADS" '. + {task: (.task // $task), program: $program, plan: $plan,
+        seed: $seed, commit: $commit, timeout: $timeout, threads: $threads}' <<< "$r"
 }
 export -f run_one
-export MLERL TIMEOUT SEED commit
+export MLERL TIMEOUT SEED THREADS commit
 
 for t in "$@"; do
     dir=$(mktemp -d)
