@@ -19,8 +19,13 @@ CAUSES = [
     (r"timed out", "timed out"),
     (r"UnicodeDecodeError: 'ascii'", "ascii loader on non-ASCII data (read.loader=ascii)"),
     (r"ParserError: Error tokenizing", "CSV parser error (read.loader=sniff?)"),
-    (r"^KeyError: '[^\[]", "target column missing after reading (read.loader=semicolon?)"),
-    (r"KeyError: .*not in index|KeyError: '\[", "columns differ between train and test (get_dummies per file)"),
+    (r"^KeyError: '[^\[]|^KeyError: \"None of \[Index", "target column missing after reading (read.loader=semicolon?)"),
+    # The error field keeps the message's ends, so a long list of one-hot
+    # column names ('col_value', ...) may be all that is left of it.
+    (r"KeyError: .*not in index|KeyError: '\[|KeyError: \"\[|^\\?', \\?'|^[^ ]*\\', \\'", "columns differ between train and test (get_dummies per file)"),
+    (r"are not unique in dataframe", "a column selected twice (a TRUE/FALSE column is both numeric and categorical)"),
+    (r"Found array with 0 feature", "no feature columns left"),
+    (r"y should be a 1d array", "several targets given to a one-target model"),
     (r"could not convert string to float", "strings given to the model (features.columns=raw)"),
     (r"does not accept missing values|Input X contains NaN|Input contains NaN", "NaN given to a model that takes none (features.missing=none)"),
     (r"has no attribute 'predict_proba'", "predict_proba on a model without it"),
