@@ -58,18 +58,21 @@ def main(paths):
             for line in f:
                 r = json.loads(line)
                 by.setdefault(r.get("task"), []).append(r)
-    print("| task | programs | invalid | timed out | invalid, not timed out | valid: median s | top causes of invalid programs |")
-    print("|---|---|---|---|---|---|---|")
+    print("| task | programs | invalid | timed out | invalid, not timed out | valid: median s | best valid score | top causes of invalid programs |")
+    print("|---|---|---|---|---|---|---|---|")
     for task, rs in by.items():
         n = len(rs)
         bad = [r for r in rs if not r.get("valid")]
         to = [r for r in bad if r.get("timed_out")]
         durs = sorted(r.get("duration_s", 0) for r in rs if r.get("valid"))
         med = f"{durs[len(durs) // 2]:.0f}" if durs else "-"
+        # reward is the score, negated when lower is better (CONTRACT.md §4)
+        good = [r for r in rs if r.get("valid")]
+        best = f"{max(good, key=lambda r: r['reward'])['score']:.4g}" if good else "-"
         c = collections.Counter(cause(r.get("error")) for r in bad)
         top = "; ".join(f"{k} ({v})" for k, v in c.most_common(4))
         print(f"| {task} | {n} | {len(bad)} ({100 * len(bad) / n:.0f}%) | {len(to)} | "
-              f"{len(bad) - len(to)} ({100 * (len(bad) - len(to)) / n:.0f}%) | {med} | {top} |")
+              f"{len(bad) - len(to)} ({100 * (len(bad) - len(to)) / n:.0f}%) | {med} | {best} | {top} |")
 
 
 def by_choice(paths, least=6):

@@ -9,6 +9,7 @@
 #   bench/run-prior.sh telco-churn bench/unseen/hotel-rates     # suite names or task folders
 #   N=30 TIMEOUT=40s PARALLEL=2 SEED=1 bench/run-prior.sh ...
 #   DEFAULT=1 bench/run-prior.sh ...     # instead: run the policy's prior plan (recipe.Default) once per task
+#   FROM=12 N=30 bench/run-prior.sh ...  # run only programs 12..29 of the same sample (extends an N=12 run)
 #   bench/run-prior.sh --summary FILE.jsonl                      # only the summary of earlier runs
 #
 # TIMEOUT defaults to 40s, the per-program limit `mlerl train --budget 4m` uses;
@@ -20,7 +21,7 @@ set -uo pipefail
 
 NAME=run-prior
 . "$(dirname "$0")/common.sh"
-N=${N:-30}; TIMEOUT=${TIMEOUT:-40s}; PARALLEL=${PARALLEL:-2}; SEED=${SEED:-1}; THREADS=${THREADS:-1}
+N=${N:-30}; TIMEOUT=${TIMEOUT:-40s}; PARALLEL=${PARALLEL:-2}; SEED=${SEED:-1}; THREADS=${THREADS:-1}; FROM=${FROM:-0}
 RESULTS=${RESULTS:-$BENCH/results/prior-$(date +%F).jsonl}
 
 summary() {
@@ -56,7 +57,10 @@ for t in "$@"; do
     def=(); [ -n "${DEFAULT:-}" ] && def=(--default)
     "$PRIOR" --task "$t" --n "$N" --seed "$SEED" --out "$dir" "${def[@]}" || die "sampling $t failed"
     tmp=$dir/results.jsonl
-    while IFS=$'\t' read -r i plan; do printf '%s\0%s\0%s\0%s\0' "$t" "$dir/$i.py" "$i" "$plan"; done < "$dir/plans.tsv" |
+    # The policy samples in order, so the first k programs of N are those of a run with N=k.
+    while IFS=$'\t' read -r i plan; do
+        ((10#$i >= FROM)) && printf '%s\0%s\0%s\0%s\0' "$t" "$dir/$i.py" "$i" "$plan"
+    done < "$dir/plans.tsv" |
         xargs -0 -n 4 -P "$PARALLEL" bash -c 'run_one "$@"' _ > "$tmp"
     cat "$tmp" >> "$RESULTS"
     summary "$tmp"
