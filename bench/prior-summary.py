@@ -3,6 +3,7 @@
 
     bench/prior-summary.py bench/results/prior-*.jsonl
     bench/prior-summary.py --by-choice FILE.jsonl...   # failure rate per plan choice, all tasks pooled
+    bench/prior-summary.py --compare A.jsonl B.jsonl   # the same per choice, A's tasks against B's
 
 Per task: programs, invalid (share), timed out, invalid other than by timing
 out, and the failure causes. A cause is the error's last line with ids, column
@@ -18,7 +19,7 @@ import sys
 CAUSES = [
     (r"timed out", "timed out"),
     (r"UnicodeDecodeError: 'ascii'", "ascii loader on non-ASCII data (read.loader=ascii)"),
-    (r"ParserError: Error tokenizing", "CSV parser error (read.loader=sniff?)"),
+    (r"ParserError: Error tokenizing", "CSV parser error (read.loader=semicolon on text with ';')"),
     (r"^KeyError: '[^\[]|^KeyError: \"None of \[Index", "target column missing after reading (read.loader=semicolon?)"),
     # The error field keeps the message's ends, so a long list of one-hot
     # column names ('col_value', ...) may be all that is left of it.
@@ -75,6 +76,40 @@ def main(paths):
               f"{len(bad) - len(to)} ({100 * (len(bad) - len(to)) / n:.0f}%) | {med} | {best} | {top} |")
 
 
+def choice_rates(paths):
+    n = collections.Counter()
+    bad = collections.Counter()
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                r = json.loads(line)
+                failed = not r.get("valid") and not r.get("timed_out")
+                for kv in (r.get("plan") or "").split(";"):
+                    if "=" in kv:
+                        n[kv] += 1
+                        bad[kv] += failed
+    return n, bad
+
+
+def compare(a, b, least=5):
+    """Choices drawn at least `least` times in both files, by how much more
+    often they fail (not by time-out) in a than in b."""
+    na, ba = choice_rates([a])
+    nb, bb = choice_rates([b])
+    rows = []
+    for k in na:
+        if na[k] >= least and nb[k] >= least:
+            ra, rb = ba[k] / na[k], bb[k] / nb[k]
+            rows.append((ra - rb, k, na[k], ra, nb[k], rb))
+    rows.sort(reverse=True)
+    print(f"| plan choice | programs in {a} | invalid, not timed out | programs in {b} | invalid, not timed out |")
+    print("|---|---|---|---|---|")
+    for d, k, ca, ra, cb, rb in rows[:15]:
+        if d < 0.2:
+            break
+        print(f"| `{k}` | {ca} | {100 * ra:.0f}% | {cb} | {100 * rb:.0f}% |")
+
+
 def by_choice(paths, least=6):
     """Per decision=value over all programs: how many, and the share invalid
     for a reason other than the time limit; the highest first."""
@@ -104,5 +139,7 @@ if __name__ == "__main__":
         sys.exit("usage: prior-summary.py [--by-choice] RESULTS.jsonl...")
     if args[0] == "--by-choice":
         by_choice(args[1:])
+    elif args[0] == "--compare" and len(args) == 3:
+        compare(args[1], args[2])
     else:
         main(args)
