@@ -6,10 +6,11 @@
 # the episode result plus "program" and "plan". Then print, per task, how many
 # programs were invalid, how many timed out, and the most common errors.
 #
-#   bench/run-prior.sh telco-churn bench/unseen/hotel-rates     # suite names or task folders
+#   bench/run-prior.sh telco-churn bench/unseen/poll-adjustment  # suite names or task folders
 #   N=30 TIMEOUT=40s PARALLEL=2 SEED=1 bench/run-prior.sh ...
 #   DEFAULT=1 bench/run-prior.sh ...     # instead: run the policy's prior plan (recipe.Default) once per task
 #   FROM=12 N=30 bench/run-prior.sh ...  # run only programs 12..29 of the same sample (extends an N=12 run)
+#   KEEP=1 bench/run-prior.sh ...        # keep the sampled programs (else removed at exit)
 #   bench/run-prior.sh --summary FILE.jsonl                      # only the summary of earlier runs
 #
 # TIMEOUT defaults to 40s, the per-program limit `mlerl train --budget 4m` uses;
@@ -36,7 +37,9 @@ summary() {
 
 if [ "${1:-}" = --summary ]; then shift; summary "$@"; exit 0; fi
 [ $# -gt 0 ] || die "name at least one task (suite name or folder)"
-PRIOR=$(mktemp -d)/prior
+work=$(mktemp -d /tmp/mlerl-prior.XXXXXX)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+PRIOR=$work/prior
 (cd "$ROOT" && go build -o "$PRIOR" ./bench/prior) || die "go build ./bench/prior failed"
 mkdir -p "$(dirname "$RESULTS")"
 commit=$(cd "$ROOT" && git rev-parse --short HEAD)
@@ -53,7 +56,7 @@ export -f run_one
 export MLERL TIMEOUT SEED THREADS commit
 
 for t in "$@"; do
-    dir=$(mktemp -d)
+    dir=$(mktemp -d "$work/sample.XXXXXX")
     def=(); [ -n "${DEFAULT:-}" ] && def=(--default)
     "$PRIOR" --task "$t" --n "$N" --seed "$SEED" --out "$dir" "${def[@]}" || die "sampling $t failed"
     tmp=$dir/results.jsonl
@@ -66,3 +69,4 @@ for t in "$@"; do
     summary "$tmp"
 done
 echo "results appended to $RESULTS" >&2
+[ -z "${KEEP:-}" ] || echo "programs kept in $work" >&2
