@@ -4,7 +4,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: setup build run test test-long lint suite bench
+.PHONY: setup build run test test-long lint suite unseen bench
 
 setup:
 	./scripts/setup.sh
@@ -58,6 +58,11 @@ $(BIN)/deadcode-$(DEADCODE_VERSION):
 suite:
 	./scripts/setup.sh --suite
 	$(GO) run ./cmd/mlerl suite build --verify
+
+# Rebuild the held-out tasks of bench/unseen/ in place (git diff shows any change).
+unseen:
+	./scripts/setup.sh --unseen
+	$(GO) run ./cmd/mlerl suite build --set unseen --out bench/unseen
 
 # The measurements behind bench/RESULTS.md: the hand-written baselines, then
 # `mlerl train --budget 4m` on every suite task (about an hour on 2 cores).

@@ -18,7 +18,7 @@ import (
 // The build scripts and description templates travel inside the binary, so
 // `mlerl suite build` works from any directory.
 //
-//go:embed build/export.R build/digits.py build/descriptions/*.md
+//go:embed build/export.R build/export-unseen.R build/digits.py build/descriptions/*.md
 var buildFS embed.FS
 
 // python is the interpreter that writes the digit images: Debian's, which has
@@ -33,12 +33,60 @@ func (e *MissingError) Error() string {
 		strings.Join(e.Packages, ", "), strings.Join(e.Packages, " "))
 }
 
-// rPackages maps the R packages the export uses to the Debian packages
-// that ship them.
-var rPackages = []struct{ r, deb string }{
-	{"modeldata", "r-cran-modeldata"},
-	{"mlbench", "r-cran-mlbench"},
-	{"janeaustenr", "r-cran-janeaustenr"},
+// rPackage is an R package an export script uses and the Debian package
+// that ships it.
+type rPackage struct{ r, deb string }
+
+// taskDef is one task of a set: its name and the loader that turns the raw
+// exports into a dataset.
+type taskDef struct {
+	name string
+	load func(raw string) (*dataset, error)
+}
+
+// taskSet is what one build makes: the R script (under build/) that exports
+// the raw data, the R packages it needs, whether the digit images are written
+// too, and the tasks.
+type taskSet struct {
+	name      string
+	script    string
+	rPackages []rPackage
+	digits    bool
+	// files are data files other Debian packages install, copied into the
+	// raw folder as raw/<base name> before the tasks are made.
+	files []debFile
+	defs  []taskDef
+}
+
+// debFile is a data file and the Debian package that installs it.
+type debFile struct{ path, deb string }
+
+// suiteSet is the embedded suite; unseenSet (unseen.go) the tasks held out
+// from tuning the built-in policy, committed under bench/unseen/.
+var suiteSet = &taskSet{
+	name:   "suite",
+	script: "export.R",
+	rPackages: []rPackage{
+		{"modeldata", "r-cran-modeldata"},
+		{"mlbench", "r-cran-mlbench"},
+		{"janeaustenr", "r-cran-janeaustenr"},
+	},
+	digits: true,
+	defs:   taskDefs,
+}
+
+// Sets names the task sets BuildSet knows: "suite" (the embedded tasks) and
+// "unseen" (bench/unseen/).
+func Sets() []string { return []string{"suite", "unseen"} }
+
+func setNamed(name string) (*taskSet, error) {
+	switch name {
+	case "suite", "":
+		return suiteSet, nil
+	case "unseen":
+		return unseenSet, nil
+	}
+	return nil, fmt.Errorf("unknown task set %q (want one of %s)", name, strings.Join(Sets(), ", "))
 }
 
 var pyModules = []struct{ mod, deb string }{
@@ -48,19 +96,28 @@ var pyModules = []struct{ mod, deb string }{
 }
 
 // CheckTools reports a *MissingError when Rscript, an R data package,
-// Python or one of its modules is missing.
-func CheckTools(ctx context.Context) error { return checkTools(ctx, python) }
+// Python or one of its modules the suite build needs is missing.
+func CheckTools(ctx context.Context) error { return checkTools(ctx, suiteSet, python) }
 
-func checkTools(ctx context.Context, python string) error {
+// CheckSetTools is CheckTools for the named task set (see Sets).
+func CheckSetTools(ctx context.Context, set string) error {
+	s, err := setNamed(set)
+	if err != nil {
+		return err
+	}
+	return checkTools(ctx, s, python)
+}
+
+func checkTools(ctx context.Context, set *taskSet, py string) error {
 	var missing []string
 	if _, err := exec.LookPath("Rscript"); err != nil {
 		missing = append(missing, "r-base-core")
-		for _, p := range rPackages {
+		for _, p := range set.rPackages {
 			missing = append(missing, p.deb)
 		}
 	} else {
 		var names []string
-		for _, p := range rPackages {
+		for _, p := range set.rPackages {
 			names = append(names, fmt.Sprintf("%q", p.r))
 		}
 		script := fmt.Sprintf(`for (p in c(%s)) if (!requireNamespace(p, quietly = TRUE)) cat(p, "\n")`, strings.Join(names, ","))
@@ -68,37 +125,56 @@ func checkTools(ctx context.Context, python string) error {
 		if err != nil {
 			return fmt.Errorf("check R packages: %w", err)
 		}
-		for _, p := range rPackages {
+		for _, p := range set.rPackages {
 			if slices.Contains(strings.Fields(string(out)), p.r) {
 				missing = append(missing, p.deb)
 			}
 		}
 	}
-	if _, err := os.Stat(python); err != nil {
-		missing = append(missing, "python3")
-		for _, m := range pyModules {
-			missing = append(missing, m.deb)
+	for _, f := range set.files {
+		if _, err := os.Stat(f.path); err != nil && !slices.Contains(missing, f.deb) {
+			missing = append(missing, f.deb)
 		}
-	} else {
-		var b strings.Builder
-		b.WriteString("import importlib.util\n")
-		for _, m := range pyModules {
-			fmt.Fprintf(&b, "if importlib.util.find_spec(%q) is None: print(%q)\n", m.mod, m.mod)
-		}
-		out, err := command(ctx, python, "-c", b.String()).Output()
+	}
+	if set.digits { // only the digit images need Python
+		m, err := missingPython(ctx, py)
 		if err != nil {
-			return fmt.Errorf("check Python modules: %w", err)
+			return err
 		}
-		for _, m := range pyModules {
-			if slices.Contains(strings.Fields(string(out)), m.mod) {
-				missing = append(missing, m.deb)
-			}
-		}
+		missing = append(missing, m...)
 	}
 	if len(missing) > 0 {
 		return &MissingError{Packages: missing}
 	}
 	return nil
+}
+
+// missingPython lists the Debian packages of Python and the modules the digit
+// images need that are not installed.
+func missingPython(ctx context.Context, py string) ([]string, error) {
+	var missing []string
+	if _, err := os.Stat(py); err != nil {
+		missing = append(missing, "python3")
+		for _, m := range pyModules {
+			missing = append(missing, m.deb)
+		}
+		return missing, nil
+	}
+	var b strings.Builder
+	b.WriteString("import importlib.util\n")
+	for _, m := range pyModules {
+		fmt.Fprintf(&b, "if importlib.util.find_spec(%q) is None: print(%q)\n", m.mod, m.mod)
+	}
+	out, err := command(ctx, py, "-c", b.String()).Output()
+	if err != nil {
+		return nil, fmt.Errorf("check Python modules: %w", err)
+	}
+	for _, m := range pyModules {
+		if slices.Contains(strings.Fields(string(out)), m.mod) {
+			missing = append(missing, m.deb)
+		}
+	}
+	return missing, nil
 }
 
 // command runs tools in a fixed locale so their output does not depend on
@@ -126,48 +202,76 @@ func run(ctx context.Context, log io.Writer, name string, args ...string) error 
 }
 
 // Build exports the raw data from the Debian packages and writes every task
-// folder into out (created if needed; a task folder already there is
-// replaced). Progress goes to log, one line per task. The same packages give
-// the same bytes.
+// folder of the suite into out (created if needed; a task folder already
+// there is replaced). Progress goes to log, one line per task. The same
+// packages give the same bytes.
 func Build(ctx context.Context, out string, log io.Writer) error {
+	return buildSet(ctx, suiteSet, out, log)
+}
+
+// BuildSet is Build for the named task set (see Sets).
+func BuildSet(ctx context.Context, set, out string, log io.Writer) error {
+	s, err := setNamed(set)
+	if err != nil {
+		return err
+	}
+	return buildSet(ctx, s, out, log)
+}
+
+func buildSet(ctx context.Context, set *taskSet, out string, log io.Writer) error {
 	if log == nil {
 		log = io.Discard
 	}
-	if err := CheckTools(ctx); err != nil {
+	if err := checkTools(ctx, set, python); err != nil {
 		return err
 	}
 	work, err := os.MkdirTemp("", "mlerl-suite-raw-")
 	if err != nil {
-		return fmt.Errorf("suite build: %w", err)
+		return fmt.Errorf("%s build: %w", set.name, err)
 	}
 	defer os.RemoveAll(work)
-	for _, name := range []string{"export.R", "digits.py"} {
+	scripts := []string{set.script}
+	if set.digits {
+		scripts = append(scripts, "digits.py")
+	}
+	for _, name := range scripts {
 		b, err := buildFS.ReadFile("build/" + name)
 		if err != nil {
-			return fmt.Errorf("suite build: %w", err)
+			return fmt.Errorf("%s build: %w", set.name, err)
 		}
 		if err := os.WriteFile(filepath.Join(work, name), b, 0o644); err != nil {
-			return fmt.Errorf("suite build: %w", err)
+			return fmt.Errorf("%s build: %w", set.name, err)
 		}
 	}
 	raw := filepath.Join(work, "raw")
-	fmt.Fprintln(log, "suite: exporting raw data with R")
-	if err := run(ctx, log, "Rscript", filepath.Join(work, "export.R"), raw); err != nil {
-		return fmt.Errorf("suite build: export: %w", err)
+	fmt.Fprintf(log, "%s: exporting raw data with R\n", set.name)
+	if err := run(ctx, log, "Rscript", filepath.Join(work, set.script), raw); err != nil {
+		return fmt.Errorf("%s build: export: %w", set.name, err)
 	}
-	fmt.Fprintln(log, "suite: writing digit images with Python")
-	if err := run(ctx, log, python, filepath.Join(work, "digits.py"), raw); err != nil {
-		return fmt.Errorf("suite build: digits: %w", err)
+	for _, f := range set.files {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return fmt.Errorf("%s build: %w", set.name, err)
+		}
+		if err := os.WriteFile(filepath.Join(raw, filepath.Base(f.path)), b, 0o644); err != nil {
+			return fmt.Errorf("%s build: %w", set.name, err)
+		}
 	}
-	for _, def := range taskDefs {
+	if set.digits {
+		fmt.Fprintf(log, "%s: writing digit images with Python\n", set.name)
+		if err := run(ctx, log, python, filepath.Join(work, "digits.py"), raw); err != nil {
+			return fmt.Errorf("%s build: digits: %w", set.name, err)
+		}
+	}
+	for _, def := range set.defs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n, err := buildTask(raw, out, def.name, def.load)
 		if err != nil {
-			return fmt.Errorf("suite build: %s: %w", def.name, err)
+			return fmt.Errorf("%s build: %s: %w", set.name, def.name, err)
 		}
-		fmt.Fprintf(log, "suite: %s: %s\n", def.name, n)
+		fmt.Fprintf(log, "%s: %s: %s\n", set.name, def.name, n)
 	}
 	return nil
 }

@@ -52,10 +52,7 @@ type dataset struct {
 
 // taskDefs lists the suite: name and the loader that turns raw exports into
 // a dataset. Sorted by name.
-var taskDefs = []struct {
-	name string
-	load func(raw string) (*dataset, error)
-}{
+var taskDefs = []taskDef{
 	{"ames-housing", loadAmes},
 	{"austen-authorship", loadAusten},
 	{"digit-images", loadDigits},
@@ -538,7 +535,7 @@ func sampleGuess(ds *dataset, trainIdx []int) ([]string, error) {
 			}
 		}
 		return []string{best}, nil
-	case "rmsle", "mean_column_rmse":
+	case "rmsle", "mean_column_rmse", "rmse", "mae":
 		g := make([]string, len(ds.target))
 		for k := range ds.target {
 			sum := 0.0

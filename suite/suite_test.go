@@ -324,7 +324,7 @@ func TestBuildDeterministic(t *testing.T) {
 
 func TestCheckToolsNamesMissingPackages(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	err := checkTools(context.Background(), filepath.Join(t.TempDir(), "python3"))
+	err := checkTools(context.Background(), suiteSet, filepath.Join(t.TempDir(), "python3"))
 	if !IsMissing(err) {
 		t.Fatalf("CheckTools with nothing installed = %v, want a MissingError", err)
 	}

@@ -91,6 +91,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	codePath := fs.String("code", "", "the Python program to run")
 	asJSON := fs.Bool("json", false, "print the episode result as one JSON document on stdout")
 	keep := fs.String("save-submission", "", "also write the program's submission.csv here")
+	threads := fs.Int("threads", 0, "OpenMP/BLAS threads the program may use (0: the sandbox's default, 2); train gives each program cores / slots")
 	var ef envFlags
 	ef.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -101,6 +102,9 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *codePath == "" {
 		return exitStatus(stderr, usageErrorf("exec: --code is required"))
+	}
+	if *threads < 0 {
+		return exitStatus(stderr, usageErrorf("exec: --threads must not be negative"))
 	}
 	code, err := os.ReadFile(*codePath)
 	if err != nil {
@@ -118,6 +122,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitStatus(stderr, err)
 	}
+	r.Max.Threads = *threads
 	res, err := execOne(ctx, r, prep, episode.Job{ID: "exec-1", Task: t.Name, Kind: episode.Scratch, Code: string(code)})
 	if err != nil {
 		return exitStatus(stderr, err)

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/mlerl/mlerl/suite"
 )
 
-const suiteUsage = "usage: mlerl suite build [--out DIR] [--verify]"
+const suiteUsage = "usage: mlerl suite build [--set suite|unseen] [--out DIR] [--verify]"
 
 // runSuite rebuilds the task suite from the Debian packages and, with
 // --verify, checks the result byte for byte against the recorded checksums.
@@ -26,6 +27,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("suite build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "folder to build the task folders into (default: a new temporary folder)")
+	set := fs.String("set", "suite", "which tasks: suite (the embedded ten) or unseen (held out from tuning; bench/unseen/)")
 	verify := fs.Bool("verify", false, "compare every file's SHA-256 with the recorded suite/SHA256SUMS; exit 1 on a difference")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -36,14 +38,17 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if fs.NArg() > 0 {
 		return exitStatus(stderr, usageErrorf("suite build: unexpected argument %q (%s)", fs.Arg(0), suiteUsage))
 	}
-	return exitStatus(stderr, suiteBuild(ctx, *out, *verify, stdout, stderr))
+	if *verify && *set != "suite" {
+		return exitStatus(stderr, usageErrorf("suite build: --verify checks the suite's recorded checksums; it does not apply to --set %s", *set))
+	}
+	return exitStatus(stderr, suiteBuild(ctx, *set, *out, *verify, stdout, stderr))
 }
 
-func suiteBuild(ctx context.Context, out string, verify bool, stdout, stderr io.Writer) error {
+func suiteBuild(ctx context.Context, set, out string, verify bool, stdout, stderr io.Writer) error {
 	// Check the tools before making a folder, so a missing package leaves
-	// nothing behind.
-	if err := suite.CheckTools(ctx); err != nil {
-		if suite.IsMissing(err) {
+	// nothing behind (and an unknown set is bad usage).
+	if err := suite.CheckSetTools(ctx, set); err != nil {
+		if suite.IsMissing(err) || !slices.Contains(suite.Sets(), set) {
 			return errUsage{err}
 		}
 		return err
@@ -55,13 +60,13 @@ func suiteBuild(ctx context.Context, out string, verify bool, stdout, stderr io.
 		}
 		out = d
 	}
-	if err := suite.Build(ctx, out, stderr); err != nil {
+	if err := suite.BuildSet(ctx, set, out, stderr); err != nil {
 		if suite.IsMissing(err) {
 			return errUsage{err}
 		}
 		return err
 	}
-	fmt.Fprintf(stderr, "suite: built into %s\n", out)
+	fmt.Fprintf(stderr, "%s: built into %s\n", set, out)
 	fmt.Fprintln(stdout, out)
 	if !verify {
 		return nil
