@@ -252,6 +252,9 @@ func parseFloatCell(s string) (float64, bool) {
 	return 0, false
 }
 
+// inferColumn types a column as pandas' read_csv does: int64 if every cell
+// is an integer (and none missing), else float64 if every non-missing cell is
+// a number, else bool if every cell is a True/False word, else object.
 func inferColumn(name string, raw []string) *column {
 	c := &column{name: name, strs: raw}
 	n := len(raw)
@@ -262,17 +265,7 @@ func inferColumn(name string, raw []string) *column {
 		}
 	}
 	if missing == 0 {
-		ints := make([]int64, n)
-		ok := true
-		for i, s := range raw {
-			v, good := parseInt64(s)
-			if !good {
-				ok = false
-				break
-			}
-			ints[i] = v
-		}
-		if ok {
+		if ints, ok := intCells(raw); ok {
 			c.typ, c.ints = colInt, ints
 			c.nums = make([]float64, n)
 			for i, v := range ints {
@@ -281,41 +274,12 @@ func inferColumn(name string, raw []string) *column {
 			return c
 		}
 	}
-	nums := make([]float64, n)
-	ok := true
-	for i, s := range raw {
-		if pandasNA[s] {
-			nums[i] = math.NaN()
-			continue
-		}
-		v, good := parseFloatCell(s)
-		if !good {
-			ok = false
-			break
-		}
-		nums[i] = v
-	}
-	if ok && n > 0 {
+	if nums, ok := floatCells(raw); ok && n > 0 {
 		c.typ, c.nums = colFloat, nums
 		return c
 	}
 	if missing == 0 && n > 0 {
-		bools := make([]float64, n)
-		ok = true
-		for i, s := range raw {
-			switch s {
-			case "True", "TRUE", "true":
-				bools[i] = 1
-			case "False", "FALSE", "false":
-				bools[i] = 0
-			default:
-				ok = false
-			}
-			if !ok {
-				break
-			}
-		}
-		if ok {
+		if bools, ok := boolCells(raw); ok {
 			c.typ, c.nums = colBool, bools
 			return c
 		}
@@ -331,6 +295,54 @@ func inferColumn(name string, raw []string) *column {
 		c.na[i] = pandasNA[s]
 	}
 	return c
+}
+
+// intCells parses every cell as an int64; ok is false at the first that is not.
+func intCells(raw []string) ([]int64, bool) {
+	ints := make([]int64, len(raw))
+	for i, s := range raw {
+		v, good := parseInt64(s)
+		if !good {
+			return nil, false
+		}
+		ints[i] = v
+	}
+	return ints, true
+}
+
+// floatCells parses every cell as a float64, missing cells as NaN; ok is
+// false at the first cell that is neither.
+func floatCells(raw []string) ([]float64, bool) {
+	nums := make([]float64, len(raw))
+	for i, s := range raw {
+		if pandasNA[s] {
+			nums[i] = math.NaN()
+			continue
+		}
+		v, good := parseFloatCell(s)
+		if !good {
+			return nil, false
+		}
+		nums[i] = v
+	}
+	return nums, true
+}
+
+// boolCells reads every cell as a pandas bool word (1 or 0); ok is false at
+// the first cell that is not one.
+func boolCells(raw []string) ([]float64, bool) {
+	bools := make([]float64, len(raw))
+	for i, s := range raw {
+		switch s {
+		case "True", "TRUE", "true":
+			bools[i] = 1
+		case "False", "FALSE", "false":
+			bools[i] = 0
+		default:
+			return nil, false
+		}
+	}
+	return bools, true
 }
 
 func (c *column) numeric() bool { return c.typ != colObject }

@@ -626,6 +626,18 @@ func checkOneHotAnswers(r *mleRules, a *frame) error {
 }
 
 func init() {
+	registerAUROC()
+	registerSingleTarget()
+	registerMultiColumn()
+	registerLite()
+	registerJigsaw()
+	registerTextNormalization()
+	registerDogsVsCats()
+}
+
+// registerAUROC adds the competitions graded by prepare_for_auroc_metric
+// followed by roc_auc_score on one target column.
+func registerAUROC() {
 	for _, c := range []struct{ id, idCol, target string }{
 		{"detecting-insults-in-social-commentary", "Comment", "Insult"},
 		{"random-acts-of-pizza", "request_id", "requester_received_pizza"},
@@ -640,298 +652,343 @@ func init() {
 		register(&mleRules{id: c.id, metric: "auc", idColumn: c.idCol, targets: []string{c.target},
 			checkAnswers: checkAUROCAnswers, grade: gradeAUROC})
 	}
+}
 
+// registerSingleTarget adds competitions that score one target column with
+// their own metric (accuracy, quadratic kappa, Jaccard, Pearson r).
+func registerSingleTarget() {
 	// prepare_for_accuracy_metric, then accuracy_score.
 	register(&mleRules{id: "tabular-playground-series-dec-2021", metric: "accuracy", idColumn: "Id", targets: []string{"Cover_Type"},
 		checkAnswers: answersHave("Id", "Cover_Type"),
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			id, target := r.idColumn, r.targets[0]
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			if err := needColumns(sub, "submission", target, id); err != nil {
-				return 0, reject("%v", err)
-			}
-			sp, ap := sub.col(id).order(), ans.sortedRows(id)
-			if !idsMatch(sub, sp, ans, ap, id) {
-				return 0, reject("submission %q values differ from the answers'", id)
-			}
-			return accuracy(ans.col(target), ap, sub.col(target), sp)
-		}})
+		grade:        gradeTabularDec2021})
 
 	// Its own prepare_for_grading (no row-count check), then
 	// cohen_kappa_score(y_pred, y_true, weights="quadratic").
 	register(&mleRules{id: "learning-agency-lab-automated-essay-scoring-2", metric: "qwk", idColumn: "essay_id", targets: []string{"score"},
 		checkAnswers: answersHave("essay_id", "score"),
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			id, target := r.idColumn, r.targets[0]
-			if err := needColumns(sub, "submission", target, id); err != nil {
-				return 0, reject("%v", err)
-			}
-			if sub.n == 0 {
-				return 0, reject("submission has no rows")
-			}
-			sp, ap := sub.col(id).order(), ans.sortedRows(id)
-			if !idsMatch(sub, sp, ans, ap, id) {
-				return 0, reject("submission must contain the same ids as the answers")
-			}
-			yPred, err := classLabels(sub.col(target), sp)
-			if err != nil {
-				return 0, err
-			}
-			yTrue, err := classLabels(ans.col(target), ap)
-			if err != nil {
-				return 0, fmt.Errorf("answers: %v", err)
-			}
-			rt, rp, nl, err := pairLabels(yTrue, yPred)
-			if err != nil {
-				return 0, err
-			}
-			return quadraticKappa(rt, rp, nl), nil
-		}})
+		grade:        gradeEssayScoring})
 
 	// Its own prepare_for_metric, then the mean Jaccard of word sets.
 	register(&mleRules{id: "tweet-sentiment-extraction", metric: "jaccard", idColumn: "textID", targets: []string{"selected_text"},
 		checkAnswers: answersHave("textID", "selected_text"),
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			id, target := r.idColumn, r.targets[0]
-			if err := needColumns(sub, "submission", id, target); err != nil {
-				return 0, reject("%v", err)
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			sp, ap := sub.col(id).order(), ans.sortedRows(id)
-			if !idsMatch(sub, sp, ans, ap, id) {
-				return 0, reject("submission textID values differ from the answers'")
-			}
-			sc, ac := sub.col(target), ans.col(target)
-			var js jaccardScratch
-			var sum neumaier
-			for i := range sp {
-				pred := sc.pyStr(sp[i])
-				truth := wordSet([]byte(ac.pyStr(ap[i])))
-				if len(truth) == 0 {
-					if len(wordSet([]byte(pred))) == 0 {
-						return 0, reject("row for %q: both texts have no words (grade.py divides by zero)", sub.col(id).pyStr(sp[i]))
-					}
-					sum.add(0)
-					continue
-				}
-				sum.add(js.jaccard([]byte(pred), truth))
-			}
-			return sum.value() / float64(len(sp)), nil
-		}})
+		grade:        gradeTweetSentimentExtraction})
 
 	// Its own prepare_for_metric, then pearsonr(y_true, y_pred).
 	register(&mleRules{id: "us-patent-phrase-to-phrase-matching", metric: "pearson", idColumn: "id", targets: []string{"score"},
 		checkAnswers: answersHave("id", "score"),
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			if err := needColumns(sub, "submission", "id", "score"); err != nil {
-				return 0, reject("%v", err)
-			}
-			sp, ap := sub.col("id").order(), ans.sortedRows("id")
-			if !idsMatch(sub, sp, ans, ap, "id") {
-				return 0, reject("ids differ between the submission and the answers")
-			}
-			yPred, err := finiteNumbers(sub.col("score"), sp)
-			if err != nil {
-				return 0, err
-			}
-			yTrue, err := finiteNumbers(ans.col("score"), ap)
-			if err != nil {
-				return 0, fmt.Errorf("answers: %v", err)
-			}
-			if len(yTrue) < 2 {
-				return 0, reject("Pearson r needs at least 2 rows")
-			}
-			return pearsonR(yTrue, yPred), nil
-		}})
+		grade:        gradeUSPatentPhrases})
+}
 
+// gradeTabularDec2021 grades tabular-playground-series-dec-2021.
+func gradeTabularDec2021(r *mleRules, sub, ans *frame) (float64, error) {
+	id, target := r.idColumn, r.targets[0]
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	if err := needColumns(sub, "submission", target, id); err != nil {
+		return 0, reject("%v", err)
+	}
+	sp, ap := sub.col(id).order(), ans.sortedRows(id)
+	if !idsMatch(sub, sp, ans, ap, id) {
+		return 0, reject("submission %q values differ from the answers'", id)
+	}
+	return accuracy(ans.col(target), ap, sub.col(target), sp)
+}
+
+// gradeEssayScoring grades learning-agency-lab-automated-essay-scoring-2.
+func gradeEssayScoring(r *mleRules, sub, ans *frame) (float64, error) {
+	id, target := r.idColumn, r.targets[0]
+	if err := needColumns(sub, "submission", target, id); err != nil {
+		return 0, reject("%v", err)
+	}
+	if sub.n == 0 {
+		return 0, reject("submission has no rows")
+	}
+	sp, ap := sub.col(id).order(), ans.sortedRows(id)
+	if !idsMatch(sub, sp, ans, ap, id) {
+		return 0, reject("submission must contain the same ids as the answers")
+	}
+	yPred, err := classLabels(sub.col(target), sp)
+	if err != nil {
+		return 0, err
+	}
+	yTrue, err := classLabels(ans.col(target), ap)
+	if err != nil {
+		return 0, fmt.Errorf("answers: %v", err)
+	}
+	rt, rp, nl, err := pairLabels(yTrue, yPred)
+	if err != nil {
+		return 0, err
+	}
+	return quadraticKappa(rt, rp, nl), nil
+}
+
+// gradeTweetSentimentExtraction grades tweet-sentiment-extraction.
+func gradeTweetSentimentExtraction(r *mleRules, sub, ans *frame) (float64, error) {
+	id, target := r.idColumn, r.targets[0]
+	if err := needColumns(sub, "submission", id, target); err != nil {
+		return 0, reject("%v", err)
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	sp, ap := sub.col(id).order(), ans.sortedRows(id)
+	if !idsMatch(sub, sp, ans, ap, id) {
+		return 0, reject("submission textID values differ from the answers'")
+	}
+	sc, ac := sub.col(target), ans.col(target)
+	var js jaccardScratch
+	var sum neumaier
+	for i := range sp {
+		pred := sc.pyStr(sp[i])
+		truth := wordSet([]byte(ac.pyStr(ap[i])))
+		if len(truth) == 0 {
+			if len(wordSet([]byte(pred))) == 0 {
+				return 0, reject("row for %q: both texts have no words (grade.py divides by zero)", sub.col(id).pyStr(sp[i]))
+			}
+			sum.add(0)
+			continue
+		}
+		sum.add(js.jaccard([]byte(pred), truth))
+	}
+	return sum.value() / float64(len(sp)), nil
+}
+
+// gradeUSPatentPhrases grades us-patent-phrase-to-phrase-matching.
+func gradeUSPatentPhrases(r *mleRules, sub, ans *frame) (float64, error) {
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	if err := needColumns(sub, "submission", "id", "score"); err != nil {
+		return 0, reject("%v", err)
+	}
+	sp, ap := sub.col("id").order(), ans.sortedRows("id")
+	if !idsMatch(sub, sp, ans, ap, "id") {
+		return 0, reject("ids differ between the submission and the answers")
+	}
+	yPred, err := finiteNumbers(sub.col("score"), sp)
+	if err != nil {
+		return 0, err
+	}
+	yTrue, err := finiteNumbers(ans.col("score"), ap)
+	if err != nil {
+		return 0, fmt.Errorf("answers: %v", err)
+	}
+	if len(yTrue) < 2 {
+		return 0, reject("Pearson r needs at least 2 rows")
+	}
+	return pearsonR(yTrue, yPred), nil
+}
+
+// Class and target columns of the multi-column competitions below.
+var (
+	plantClasses = []string{"healthy", "multiple_diseases", "rust", "scab"}
+	lmsysClasses = []string{"winner_model_a", "winner_model_b", "winner_tie"}
+	nomadTargets = []string{"formation_energy_ev_natom", "bandgap_energy_ev"}
+)
+
+// registerMultiColumn adds competitions that score several columns: per-class
+// ROC AUC, one-hot log loss, per-column RMSLE.
+func registerMultiColumn() {
 	// Exact column set, row count, sort by image_id, mean of per-class ROC AUC.
-	plantClasses := []string{"healthy", "multiple_diseases", "rust", "scab"}
 	register(&mleRules{id: "plant-pathology-2020-fgvc7", metric: "mean_column_auc", idColumn: "image_id", targets: plantClasses,
-		checkAnswers: func(r *mleRules, a *frame) error {
-			if !a.sameColumnSet(append([]string{"image_id"}, plantClasses...)) {
-				return fmt.Errorf("answers columns %q are not image_id plus %q", a.names(), plantClasses)
-			}
-			for _, c := range plantClasses {
-				if err := binaryColumn(a, c); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			if !sub.sameColumnSet(append([]string{"image_id"}, plantClasses...)) {
-				return 0, reject("submission columns %q are not exactly image_id plus %q", sub.names(), plantClasses)
-			}
-			sp, ap := sub.col("image_id").order(), ans.sortedRows("image_id")
-			if !idsMatch(sub, sp, ans, ap, "image_id") {
-				return 0, reject("submission image_id values differ from the answers'")
-			}
-			total := 0.0
-			for _, c := range plantClasses {
-				yTrue, _ := finiteNumbers(ans.col(c), ap)
-				yScore, err := finiteNumbers(sub.col(c), sp)
-				if err != nil {
-					return 0, err
-				}
-				total += rocAUC(yTrue, yScore)
-			}
-			return total / float64(len(plantClasses)), nil
-		}})
+		checkAnswers: checkPlantPathologyAnswers,
+		grade:        gradePlantPathology})
 
 	// Exact column set, row count, row sums, range, then one-hot log loss.
 	register(&mleRules{id: "leaf-classification", metric: "log_loss", idColumn: "id",
 		checkAnswers: checkOneHotAnswers,
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			cols := ans.names()
-			classes := cols[1:]
-			if cols[0] != "id" {
-				classes = slices.DeleteFunc(slices.Clone(cols), func(s string) bool { return s == "id" })
-			}
-			if !sub.sameColumnSet(cols) {
-				return 0, reject("submission must have an id column and a column for each of the %d classes", len(classes))
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			sums, err := rowSums(sub, classes)
-			if err != nil {
-				return 0, err
-			}
-			for i, s := range sums {
-				if !isCloseToOne(s) {
-					return 0, reject("row %d: probabilities sum to %v, not 1", i+1, s)
-				}
-			}
-			if err := allInUnit(sub, classes); err != nil {
-				return 0, err
-			}
-			return oneHotLogLoss(sub, ans, cols, "id")
-		}})
+		grade:        gradeLeafClassification})
 
 	// Shape (rows, 4), positional row sums and range, then one-hot log loss.
 	register(&mleRules{id: "spooky-author-identification", metric: "log_loss", idColumn: "id",
 		checkAnswers: checkOneHotAnswers,
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			cols := ans.names()
-			if sub.n != ans.n || len(sub.cols) != len(cols) {
-				return 0, reject("submission shape (%d, %d) differs from (%d, %d)", sub.n, len(sub.cols), ans.n, len(cols))
-			}
-			positional := sub.names()[1:] // submission.iloc[:, 1:], whatever those columns are
-			sums, err := rowSums(sub, positional)
-			if err != nil {
-				return 0, err
-			}
-			for i, s := range sums {
-				if !isCloseToOne(s) {
-					return 0, reject("row %d: probabilities sum to %v, not 1", i+1, s)
-				}
-			}
-			if err := allInUnit(sub, positional); err != nil {
-				return 0, err
-			}
-			return oneHotLogLoss(sub, ans, cols, "id")
-		}})
+		grade:        gradeSpookyAuthor})
 
 	// Required columns (extra ones ignored), rows, range, sums rounded to 6
 	// decimals equal to 1, sort by id, one-hot log loss.
-	lmsysClasses := []string{"winner_model_a", "winner_model_b", "winner_tie"}
 	register(&mleRules{id: "lmsys-chatbot-arena", metric: "log_loss", idColumn: "id", targets: lmsysClasses,
-		checkAnswers: func(r *mleRules, a *frame) error {
-			if err := needColumns(a, "answers", append([]string{"id"}, lmsysClasses...)...); err != nil {
-				return err
-			}
-			for _, c := range lmsysClasses {
-				for _, v := range a.col(c).nums {
-					if v != 0 && v != 1 {
-						return fmt.Errorf("answers column %q holds %v, not 0 or 1", c, v)
-					}
-				}
-				if !a.col(c).numeric() {
-					return fmt.Errorf("answers column %q is not numeric", c)
-				}
-			}
-			return nil
-		},
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			required := append([]string{"id"}, lmsysClasses...)
-			var missing []string
-			for _, c := range required {
-				if !sub.has(c) {
-					missing = append(missing, c)
-				}
-			}
-			if len(missing) > 0 {
-				return 0, reject("submission is missing required columns %q", missing)
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			if err := allInUnit(sub, lmsysClasses); err != nil {
-				return 0, err
-			}
-			sums, err := rowSums(sub, lmsysClasses)
-			if err != nil {
-				return 0, err
-			}
-			for i, s := range sums {
-				if math.RoundToEven(s*1e6)/1e6 != 1 {
-					return 0, reject("row %d: probabilities sum to %v, which rounded to 6 decimals is not 1", i+1, s)
-				}
-			}
-			return oneHotLogLoss(sub, ans, required, "id")
-		}})
+		checkAnswers: checkLMSYSAnswers,
+		grade:        gradeLMSYS})
 
 	// Columns present, rows; rows paired by position (ids are not read);
 	// mean of the two columns' RMSLE.
-	nomadTargets := []string{"formation_energy_ev_natom", "bandgap_energy_ev"}
 	register(&mleRules{id: "nomad2018-predict-transparent-conductors", metric: "mean_column_rmsle", idColumn: "id", targets: nomadTargets,
 		checkAnswers: answersHave(nomadTargets...),
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if err := needColumns(sub, "submission", nomadTargets...); err != nil {
-				return 0, reject("%v", err)
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			perm := identity(sub.n)
-			total := 0.0
-			for _, c := range nomadTargets {
-				yTrue, err := finiteNumbers(ans.col(c), perm)
-				if err != nil {
-					return 0, fmt.Errorf("answers: %v", err)
-				}
-				yPred, err := finiteNumbers(sub.col(c), perm)
-				if err != nil {
-					return 0, err
-				}
-				var s neumaier
-				for i := range yTrue {
-					if yTrue[i] <= -1 || yPred[i] <= -1 {
-						return 0, reject("column %q row %d: values must be > -1 for RMSLE", c, i+1)
-					}
-					d := math.Log1p(yTrue[i]) - math.Log1p(yPred[i])
-					s.add(d * d)
-				}
-				total += math.Sqrt(s.value() / float64(len(yTrue)))
-			}
-			return total / 2, nil
-		}})
-
-	registerLite()
-	registerJigsaw()
-	registerTextNormalization()
-	registerDogsVsCats()
+		grade:        gradeNomad2018})
 }
+
+// checkPlantPathologyAnswers is plant-pathology-2020-fgvc7's answers check.
+func checkPlantPathologyAnswers(r *mleRules, a *frame) error {
+	if !a.sameColumnSet(append([]string{"image_id"}, plantClasses...)) {
+		return fmt.Errorf("answers columns %q are not image_id plus %q", a.names(), plantClasses)
+	}
+	for _, c := range plantClasses {
+		if err := binaryColumn(a, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gradePlantPathology grades plant-pathology-2020-fgvc7.
+func gradePlantPathology(r *mleRules, sub, ans *frame) (float64, error) {
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	if !sub.sameColumnSet(append([]string{"image_id"}, plantClasses...)) {
+		return 0, reject("submission columns %q are not exactly image_id plus %q", sub.names(), plantClasses)
+	}
+	sp, ap := sub.col("image_id").order(), ans.sortedRows("image_id")
+	if !idsMatch(sub, sp, ans, ap, "image_id") {
+		return 0, reject("submission image_id values differ from the answers'")
+	}
+	total := 0.0
+	for _, c := range plantClasses {
+		yTrue, _ := finiteNumbers(ans.col(c), ap)
+		yScore, err := finiteNumbers(sub.col(c), sp)
+		if err != nil {
+			return 0, err
+		}
+		total += rocAUC(yTrue, yScore)
+	}
+	return total / float64(len(plantClasses)), nil
+}
+
+// gradeLeafClassification grades leaf-classification.
+func gradeLeafClassification(r *mleRules, sub, ans *frame) (float64, error) {
+	cols := ans.names()
+	classes := cols[1:]
+	if cols[0] != "id" {
+		classes = slices.DeleteFunc(slices.Clone(cols), func(s string) bool { return s == "id" })
+	}
+	if !sub.sameColumnSet(cols) {
+		return 0, reject("submission must have an id column and a column for each of the %d classes", len(classes))
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	sums, err := rowSums(sub, classes)
+	if err != nil {
+		return 0, err
+	}
+	for i, s := range sums {
+		if !isCloseToOne(s) {
+			return 0, reject("row %d: probabilities sum to %v, not 1", i+1, s)
+		}
+	}
+	if err := allInUnit(sub, classes); err != nil {
+		return 0, err
+	}
+	return oneHotLogLoss(sub, ans, cols, "id")
+}
+
+// gradeSpookyAuthor grades spooky-author-identification.
+func gradeSpookyAuthor(r *mleRules, sub, ans *frame) (float64, error) {
+	cols := ans.names()
+	if sub.n != ans.n || len(sub.cols) != len(cols) {
+		return 0, reject("submission shape (%d, %d) differs from (%d, %d)", sub.n, len(sub.cols), ans.n, len(cols))
+	}
+	positional := sub.names()[1:] // submission.iloc[:, 1:], whatever those columns are
+	sums, err := rowSums(sub, positional)
+	if err != nil {
+		return 0, err
+	}
+	for i, s := range sums {
+		if !isCloseToOne(s) {
+			return 0, reject("row %d: probabilities sum to %v, not 1", i+1, s)
+		}
+	}
+	if err := allInUnit(sub, positional); err != nil {
+		return 0, err
+	}
+	return oneHotLogLoss(sub, ans, cols, "id")
+}
+
+// checkLMSYSAnswers is lmsys-chatbot-arena's answers check.
+func checkLMSYSAnswers(r *mleRules, a *frame) error {
+	if err := needColumns(a, "answers", append([]string{"id"}, lmsysClasses...)...); err != nil {
+		return err
+	}
+	for _, c := range lmsysClasses {
+		for _, v := range a.col(c).nums {
+			if v != 0 && v != 1 {
+				return fmt.Errorf("answers column %q holds %v, not 0 or 1", c, v)
+			}
+		}
+		if !a.col(c).numeric() {
+			return fmt.Errorf("answers column %q is not numeric", c)
+		}
+	}
+	return nil
+}
+
+// gradeLMSYS grades lmsys-chatbot-arena.
+func gradeLMSYS(r *mleRules, sub, ans *frame) (float64, error) {
+	required := append([]string{"id"}, lmsysClasses...)
+	var missing []string
+	for _, c := range required {
+		if !sub.has(c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return 0, reject("submission is missing required columns %q", missing)
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	if err := allInUnit(sub, lmsysClasses); err != nil {
+		return 0, err
+	}
+	sums, err := rowSums(sub, lmsysClasses)
+	if err != nil {
+		return 0, err
+	}
+	for i, s := range sums {
+		if math.RoundToEven(s*1e6)/1e6 != 1 {
+			return 0, reject("row %d: probabilities sum to %v, which rounded to 6 decimals is not 1", i+1, s)
+		}
+	}
+	return oneHotLogLoss(sub, ans, required, "id")
+}
+
+// gradeNomad2018 grades nomad2018-predict-transparent-conductors.
+func gradeNomad2018(r *mleRules, sub, ans *frame) (float64, error) {
+	if err := needColumns(sub, "submission", nomadTargets...); err != nil {
+		return 0, reject("%v", err)
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	perm := identity(sub.n)
+	total := 0.0
+	for _, c := range nomadTargets {
+		yTrue, err := finiteNumbers(ans.col(c), perm)
+		if err != nil {
+			return 0, fmt.Errorf("answers: %v", err)
+		}
+		yPred, err := finiteNumbers(sub.col(c), perm)
+		if err != nil {
+			return 0, err
+		}
+		var s neumaier
+		for i := range yTrue {
+			if yTrue[i] <= -1 || yPred[i] <= -1 {
+				return 0, reject("column %q row %d: values must be > -1 for RMSLE", c, i+1)
+			}
+			d := math.Log1p(yTrue[i]) - math.Log1p(yPred[i])
+			s.add(d * d)
+		}
+		total += math.Sqrt(s.value() / float64(len(yTrue)))
+	}
+	return total / 2, nil
+}
+
+// ranzcrClasses are the nine scored classes of
+// ranzcr-clip-catheter-line-classification.
+var ranzcrClasses = []string{"ETT - Abnormal", "ETT - Borderline", "ETT - Normal", "NGT - Abnormal", "NGT - Borderline",
+	"NGT - Incompletely Imaged", "NGT - Normal", "CVC - Abnormal", "CVC - Borderline"}
 
 // registerLite adds rule sets for more competitions of MLE-bench's lite
 // split (experiments/splits/low.txt) whose metric family mlerl has.
@@ -940,148 +997,183 @@ func registerLite() {
 	// equal sets and lengths make it one), cohen_kappa_score quadratic.
 	register(&mleRules{id: "aptos2019-blindness-detection", metric: "qwk", idColumn: "id_code", targets: []string{"diagnosis"},
 		checkAnswers: answersHave("id_code", "diagnosis"),
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if err := needColumns(sub, "submission", "diagnosis"); err != nil {
-				return 0, reject("%v", err)
-			}
-			if sub.n == 0 {
-				return 0, reject("submission has no rows")
-			}
-			if !sub.has("id_code") {
-				return 0, reject("submission has no id_code column (grade.py fails reading it)")
-			}
-			sp, ap := sub.col("id_code").order(), ans.sortedRows("id_code")
-			if !idsMatch(sub, sp, ans, ap, "id_code") {
-				return 0, reject("submission id_code values differ from the answers' (as a set, or in count)")
-			}
-			yPred, err := classLabels(sub.col("diagnosis"), sp)
-			if err != nil {
-				return 0, err
-			}
-			yTrue, err := classLabels(ans.col("diagnosis"), ap)
-			if err != nil {
-				return 0, fmt.Errorf("answers: %v", err)
-			}
-			rt, rp, nl, err := pairLabels(yTrue, yPred)
-			if err != nil {
-				return 0, err
-			}
-			return quadraticKappa(rt, rp, nl), nil
-		}})
+		grade:        gradeAPTOS2019})
 
 	// Both sorted by key, then paired by position: keys are not compared, and
 	// there is no row-count check beyond scikit-learn's equal lengths.
 	register(&mleRules{id: "new-york-city-taxi-fare-prediction", metric: "rmse", idColumn: "key", targets: []string{"fare_amount"},
 		checkAnswers: answersHave("key", "fare_amount"),
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if err := needColumns(sub, "submission", "fare_amount", "key"); err != nil {
-				return 0, reject("%v", err)
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d (scikit-learn: inconsistent lengths)", sub.n, ans.n)
-			}
-			sp, ap := sub.col("key").order(), ans.sortedRows("key")
-			return rmseOf(ans.col("fare_amount"), ap, sub.col("fare_amount"), sp)
-		}})
+		grade:        gradeTaxiFare})
 
 	// Columns, float values, rows, sorted by id, ids element-wise, RMSE.
 	register(&mleRules{id: "denoising-dirty-documents", metric: "rmse", idColumn: "id", targets: []string{"value"},
-		checkAnswers: func(r *mleRules, a *frame) error {
-			if err := needColumns(a, "answers", "id", "value"); err != nil {
-				return err
-			}
-			if !a.col("value").numeric() {
-				return errors.New(`answers column "value" is not numeric`)
-			}
-			return nil
-		},
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if err := needColumns(sub, "submission", "id", "value"); err != nil {
-				return 0, reject("%v", err)
-			}
-			if !sub.col("value").numeric() {
-				return 0, reject(`column "value" holds text; it must be floats`)
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			sp, ap := sub.col("id").order(), ans.sortedRows("id")
-			if !idsMatch(sub, sp, ans, ap, "id") {
-				return 0, reject("submission id values differ from the answers'")
-			}
-			return rmseOf(ans.col("value"), ap, sub.col("value"), sp)
-		}})
+		checkAnswers: checkDenoisingAnswers,
+		grade:        gradeDenoising})
 
 	// Every class column present (extra columns ignored), id, rows, row sums
 	// in the class list's order, range, then one-hot log loss.
 	register(&mleRules{id: "dog-breed-identification", metric: "log_loss", idColumn: "id",
 		checkAnswers: checkOneHotAnswers,
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			cols := ans.names()
-			classes := slices.DeleteFunc(slices.Clone(cols), func(s string) bool { return s == "id" })
-			for _, c := range classes {
-				if !sub.has(c) {
-					return 0, reject("submission has no column for class %q", c)
-				}
-			}
-			if !sub.has("id") {
-				return 0, reject("submission has no id column")
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			sums, err := rowSums(sub, classes)
-			if err != nil {
-				return 0, err
-			}
-			for i, s := range sums {
-				if !isCloseToOne(s) {
-					return 0, reject("row %d: probabilities sum to %v, not 1", i+1, s)
-				}
-			}
-			if err := allInUnit(sub, classes); err != nil {
-				return 0, err
-			}
-			return oneHotLogLoss(sub, ans, cols, "id")
-		}})
+		grade:        gradeDogBreed})
 
 	// The nine scored classes (the answers also hold "CVC - Normal" and
 	// "Swan Ganz Catheter Present", which are not scored): each through
 	// prepare_for_auroc_metric, then the mean.
-	ranzcr := []string{"ETT - Abnormal", "ETT - Borderline", "ETT - Normal", "NGT - Abnormal", "NGT - Borderline",
-		"NGT - Incompletely Imaged", "NGT - Normal", "CVC - Abnormal", "CVC - Borderline"}
-	register(&mleRules{id: "ranzcr-clip-catheter-line-classification", metric: "mean_column_auc", idColumn: "StudyInstanceUID", targets: ranzcr,
-		checkAnswers: func(r *mleRules, a *frame) error {
-			if err := needColumns(a, "answers", "StudyInstanceUID"); err != nil {
-				return err
-			}
-			for _, c := range ranzcr {
-				if err := binaryColumn(a, c); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			for _, c := range ranzcr {
-				if !sub.has(c) {
-					return 0, reject("class %q is not in the submission", c)
-				}
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			total := 0.0
-			for _, c := range ranzcr {
-				one := &mleRules{idColumn: "StudyInstanceUID", targets: []string{c}}
-				auc, err := gradeAUROC(one, sub, ans)
-				if err != nil {
-					return 0, err
-				}
-				total += auc
-			}
-			return total / float64(len(ranzcr)), nil
-		}})
+	register(&mleRules{id: "ranzcr-clip-catheter-line-classification", metric: "mean_column_auc", idColumn: "StudyInstanceUID", targets: ranzcrClasses,
+		checkAnswers: checkRANZCRAnswers,
+		grade:        gradeRANZCR})
+}
+
+// gradeAPTOS2019 grades aptos2019-blindness-detection.
+func gradeAPTOS2019(r *mleRules, sub, ans *frame) (float64, error) {
+	if err := needColumns(sub, "submission", "diagnosis"); err != nil {
+		return 0, reject("%v", err)
+	}
+	if sub.n == 0 {
+		return 0, reject("submission has no rows")
+	}
+	if !sub.has("id_code") {
+		return 0, reject("submission has no id_code column (grade.py fails reading it)")
+	}
+	sp, ap := sub.col("id_code").order(), ans.sortedRows("id_code")
+	if !idsMatch(sub, sp, ans, ap, "id_code") {
+		return 0, reject("submission id_code values differ from the answers' (as a set, or in count)")
+	}
+	yPred, err := classLabels(sub.col("diagnosis"), sp)
+	if err != nil {
+		return 0, err
+	}
+	yTrue, err := classLabels(ans.col("diagnosis"), ap)
+	if err != nil {
+		return 0, fmt.Errorf("answers: %v", err)
+	}
+	rt, rp, nl, err := pairLabels(yTrue, yPred)
+	if err != nil {
+		return 0, err
+	}
+	return quadraticKappa(rt, rp, nl), nil
+}
+
+// gradeTaxiFare grades new-york-city-taxi-fare-prediction.
+func gradeTaxiFare(r *mleRules, sub, ans *frame) (float64, error) {
+	if err := needColumns(sub, "submission", "fare_amount", "key"); err != nil {
+		return 0, reject("%v", err)
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d (scikit-learn: inconsistent lengths)", sub.n, ans.n)
+	}
+	sp, ap := sub.col("key").order(), ans.sortedRows("key")
+	return rmseOf(ans.col("fare_amount"), ap, sub.col("fare_amount"), sp)
+}
+
+// checkDenoisingAnswers is denoising-dirty-documents' answers check.
+func checkDenoisingAnswers(r *mleRules, a *frame) error {
+	if err := needColumns(a, "answers", "id", "value"); err != nil {
+		return err
+	}
+	if !a.col("value").numeric() {
+		return errors.New(`answers column "value" is not numeric`)
+	}
+	return nil
+}
+
+// gradeDenoising grades denoising-dirty-documents.
+func gradeDenoising(r *mleRules, sub, ans *frame) (float64, error) {
+	if err := needColumns(sub, "submission", "id", "value"); err != nil {
+		return 0, reject("%v", err)
+	}
+	if !sub.col("value").numeric() {
+		return 0, reject(`column "value" holds text; it must be floats`)
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	sp, ap := sub.col("id").order(), ans.sortedRows("id")
+	if !idsMatch(sub, sp, ans, ap, "id") {
+		return 0, reject("submission id values differ from the answers'")
+	}
+	return rmseOf(ans.col("value"), ap, sub.col("value"), sp)
+}
+
+// gradeDogBreed grades dog-breed-identification.
+func gradeDogBreed(r *mleRules, sub, ans *frame) (float64, error) {
+	cols := ans.names()
+	classes := slices.DeleteFunc(slices.Clone(cols), func(s string) bool { return s == "id" })
+	for _, c := range classes {
+		if !sub.has(c) {
+			return 0, reject("submission has no column for class %q", c)
+		}
+	}
+	if !sub.has("id") {
+		return 0, reject("submission has no id column")
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	sums, err := rowSums(sub, classes)
+	if err != nil {
+		return 0, err
+	}
+	for i, s := range sums {
+		if !isCloseToOne(s) {
+			return 0, reject("row %d: probabilities sum to %v, not 1", i+1, s)
+		}
+	}
+	if err := allInUnit(sub, classes); err != nil {
+		return 0, err
+	}
+	return oneHotLogLoss(sub, ans, cols, "id")
+}
+
+// checkRANZCRAnswers is ranzcr-clip-catheter-line-classification's answers check.
+func checkRANZCRAnswers(r *mleRules, a *frame) error {
+	if err := needColumns(a, "answers", "StudyInstanceUID"); err != nil {
+		return err
+	}
+	for _, c := range ranzcrClasses {
+		if err := binaryColumn(a, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gradeRANZCR grades ranzcr-clip-catheter-line-classification.
+func gradeRANZCR(r *mleRules, sub, ans *frame) (float64, error) {
+	for _, c := range ranzcrClasses {
+		if !sub.has(c) {
+			return 0, reject("class %q is not in the submission", c)
+		}
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	total := 0.0
+	for _, c := range ranzcrClasses {
+		one := &mleRules{idColumn: "StudyInstanceUID", targets: []string{c}}
+		auc, err := gradeAUROC(one, sub, ans)
+		if err != nil {
+			return 0, err
+		}
+		total += auc
+	}
+	return total / float64(len(ranzcrClasses)), nil
+}
+
+// jigsawClasses are the six label columns of
+// jigsaw-toxic-comment-classification-challenge.
+var jigsawClasses = []string{"toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"}
+
+// jigsawKey is a cell's identity as a pandas index label: missing, a number
+// (as a number) or a string.
+func jigsawKey(c *column, i int) string {
+	if c.missing(i) {
+		return ""
+	}
+	if c.numeric() {
+		return "n" + strconv.FormatFloat(c.nums[i], 'g', -1, 64)
+	}
+	return "s" + c.strs[i]
 }
 
 // registerJigsaw: its grade.py indexes both files by id, sorts the index,
@@ -1089,110 +1181,121 @@ func registerLite() {
 // passes every remaining column of each file, in file order, to
 // roc_auc_score(average="macro"): columns pair by position, not by name.
 func registerJigsaw() {
-	classes := []string{"toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"}
-	key := func(c *column, i int) string {
-		if c.missing(i) {
-			return ""
-		}
-		if c.numeric() {
-			return "n" + strconv.FormatFloat(c.nums[i], 'g', -1, 64)
-		}
-		return "s" + c.strs[i]
+	register(&mleRules{id: "jigsaw-toxic-comment-classification-challenge", metric: "mean_column_auc", idColumn: "id", targets: jigsawClasses, allColumns: true,
+		checkAnswers: checkJigsawAnswers,
+		grade:        gradeJigsaw})
+}
+
+// checkJigsawAnswers is jigsaw-toxic-comment-classification-challenge's answers check.
+func checkJigsawAnswers(r *mleRules, a *frame) error {
+	if err := needColumns(a, "answers", append([]string{"id"}, jigsawClasses...)...); err != nil {
+		return err
 	}
-	register(&mleRules{id: "jigsaw-toxic-comment-classification-challenge", metric: "mean_column_auc", idColumn: "id", targets: classes, allColumns: true,
-		checkAnswers: func(r *mleRules, a *frame) error {
-			if err := needColumns(a, "answers", append([]string{"id"}, classes...)...); err != nil {
-				return err
+	for _, c := range a.cols {
+		if c.name == "id" {
+			continue
+		}
+		if !c.numeric() {
+			return fmt.Errorf("answers column %q is not numeric", c.name)
+		}
+	}
+	return nil
+}
+
+// gradeJigsaw grades jigsaw-toxic-comment-classification-challenge.
+func gradeJigsaw(r *mleRules, sub, ans *frame) (float64, error) {
+	if !sub.has("id") {
+		return 0, reject("submission is missing the id column")
+	}
+	for _, c := range jigsawClasses {
+		if !sub.has(c) {
+			return 0, reject("submission is missing the column %q", c)
+		}
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	keptSub, keptAns, err := jigsawScoredRows(sub, ans)
+	if err != nil {
+		return 0, err
+	}
+	return jigsawMacroAUC(sub, ans, keptSub, keptAns)
+}
+
+// jigsawScoredRows is grade.py's sort by id and boolean mask: the rows of
+// each file, sorted by id, whose answers labels are not -1. A submission id
+// the answers lack fails the mask's alignment.
+func jigsawScoredRows(sub, ans *frame) (keptSub, keptAns []int, err error) {
+	ap := ans.sortedRows("id")
+	keep := make(map[string]bool, ans.n)
+	for _, i := range ap {
+		sum := 0.0
+		for _, c := range jigsawClasses {
+			sum += ans.col(c).nums[i]
+		}
+		keep[jigsawKey(ans.col("id"), i)] = sum >= 0
+	}
+	for _, i := range ap {
+		if keep[jigsawKey(ans.col("id"), i)] {
+			keptAns = append(keptAns, i)
+		}
+	}
+	idc := sub.col("id")
+	for _, i := range idc.order() {
+		k, ok := keep[jigsawKey(idc, i)]
+		if !ok || idc.missing(i) {
+			return nil, nil, reject("submission id %q is not an answers id (pandas: unalignable boolean indexer)", idc.strs[i])
+		}
+		if k {
+			keptSub = append(keptSub, i)
+		}
+	}
+	if len(keptSub) != len(keptAns) {
+		return nil, nil, reject("scored rows differ in number: %d in the submission, %d in the answers (repeated ids)", len(keptSub), len(keptAns))
+	}
+	return keptSub, keptAns, nil
+}
+
+// jigsawMacroAUC is roc_auc_score(average="macro") on every non-id column of
+// each file, paired by position, over the scored rows.
+func jigsawMacroAUC(sub, ans *frame, keptSub, keptAns []int) (float64, error) {
+	var subCols, ansCols []string
+	for _, n := range sub.names() {
+		if n != "id" {
+			subCols = append(subCols, n)
+		}
+	}
+	for _, n := range ans.names() {
+		if n != "id" {
+			ansCols = append(ansCols, n)
+		}
+	}
+	if len(subCols) > len(ansCols) {
+		return 0, reject("submission has %d value columns, the answers %d (roc_auc_score pairs them by position)", len(subCols), len(ansCols))
+	}
+	total := 0.0
+	for j, name := range subCols {
+		yScore, err := finiteNumbers(sub.col(name), keptSub)
+		if err != nil {
+			return 0, err
+		}
+		yTrue, err := finiteNumbers(ans.col(ansCols[j]), keptAns)
+		if err != nil {
+			return 0, fmt.Errorf("answers: %v", err)
+		}
+		pos := 0
+		for _, v := range yTrue {
+			if v != 0 && v != 1 {
+				return 0, fmt.Errorf("answers column %q holds %v in a scored row", ansCols[j], v)
 			}
-			for _, c := range a.cols {
-				if c.name == "id" {
-					continue
-				}
-				if !c.numeric() {
-					return fmt.Errorf("answers column %q is not numeric", c.name)
-				}
-			}
-			return nil
-		},
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if !sub.has("id") {
-				return 0, reject("submission is missing the id column")
-			}
-			for _, c := range classes {
-				if !sub.has(c) {
-					return 0, reject("submission is missing the column %q", c)
-				}
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			ap := ans.sortedRows("id")
-			keep := make(map[string]bool, ans.n)
-			for _, i := range ap {
-				sum := 0.0
-				for _, c := range classes {
-					sum += ans.col(c).nums[i]
-				}
-				keep[key(ans.col("id"), i)] = sum >= 0
-			}
-			var keptAns []int
-			for _, i := range ap {
-				if keep[key(ans.col("id"), i)] {
-					keptAns = append(keptAns, i)
-				}
-			}
-			var keptSub []int
-			idc := sub.col("id")
-			for _, i := range idc.order() {
-				k, ok := keep[key(idc, i)]
-				if !ok || idc.missing(i) {
-					return 0, reject("submission id %q is not an answers id (pandas: unalignable boolean indexer)", idc.strs[i])
-				}
-				if k {
-					keptSub = append(keptSub, i)
-				}
-			}
-			if len(keptSub) != len(keptAns) {
-				return 0, reject("scored rows differ in number: %d in the submission, %d in the answers (repeated ids)", len(keptSub), len(keptAns))
-			}
-			var subCols, ansCols []string
-			for _, n := range sub.names() {
-				if n != "id" {
-					subCols = append(subCols, n)
-				}
-			}
-			for _, n := range ans.names() {
-				if n != "id" {
-					ansCols = append(ansCols, n)
-				}
-			}
-			if len(subCols) > len(ansCols) {
-				return 0, reject("submission has %d value columns, the answers %d (roc_auc_score pairs them by position)", len(subCols), len(ansCols))
-			}
-			total := 0.0
-			for j, name := range subCols {
-				yScore, err := finiteNumbers(sub.col(name), keptSub)
-				if err != nil {
-					return 0, err
-				}
-				yTrue, err := finiteNumbers(ans.col(ansCols[j]), keptAns)
-				if err != nil {
-					return 0, fmt.Errorf("answers: %v", err)
-				}
-				pos := 0
-				for _, v := range yTrue {
-					if v != 0 && v != 1 {
-						return 0, fmt.Errorf("answers column %q holds %v in a scored row", ansCols[j], v)
-					}
-					pos += int(v)
-				}
-				if pos == 0 || pos == len(yTrue) {
-					return 0, reject("answers column %q has one class in the scored rows; ROC AUC is undefined", ansCols[j])
-				}
-				total += rocAUC(yTrue, yScore)
-			}
-			return total / float64(len(subCols)), nil
-		}})
+			pos += int(v)
+		}
+		if pos == 0 || pos == len(yTrue) {
+			return 0, reject("answers column %q has one class in the scored rows; ROC AUC is undefined", ansCols[j])
+		}
+		total += rocAUC(yTrue, yScore)
+	}
+	return total / float64(len(subCols)), nil
 }
 
 // registerTextNormalization: sorted by id, ids element-wise, both "after"
@@ -1202,27 +1305,30 @@ func registerTextNormalization() {
 	for _, id := range []string{"text-normalization-challenge-english-language", "text-normalization-challenge-russian-language"} {
 		register(&mleRules{id: id, metric: "accuracy", idColumn: "id", targets: []string{"after"},
 			checkAnswers: answersHave("id", "after"),
-			grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-				if sub.n != ans.n {
-					return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-				}
-				if err := needColumns(sub, "submission", "after", "id"); err != nil {
-					return 0, reject("%v", err)
-				}
-				sp, ap := sub.col("id").order(), ans.sortedRows("id")
-				if !idsMatch(sub, sp, ans, ap, "id") {
-					return 0, reject("submission ids differ from the answers'")
-				}
-				pc, tc := sub.col("after"), ans.col("after")
-				hits := 0
-				for i := range sp {
-					if pc.pyStrNaN(sp[i]) == tc.pyStrNaN(ap[i]) {
-						hits++
-					}
-				}
-				return float64(hits) / float64(len(sp)), nil
-			}})
+			grade:        gradeTextNormalization})
 	}
+}
+
+// gradeTextNormalization grades both text-normalization-challenge competitions.
+func gradeTextNormalization(r *mleRules, sub, ans *frame) (float64, error) {
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	if err := needColumns(sub, "submission", "after", "id"); err != nil {
+		return 0, reject("%v", err)
+	}
+	sp, ap := sub.col("id").order(), ans.sortedRows("id")
+	if !idsMatch(sub, sp, ans, ap, "id") {
+		return 0, reject("submission ids differ from the answers'")
+	}
+	pc, tc := sub.col("after"), ans.col("after")
+	hits := 0
+	for i := range sp {
+		if pc.pyStrNaN(sp[i]) == tc.pyStrNaN(ap[i]) {
+			hits++
+		}
+	}
+	return float64(hits) / float64(len(sp)), nil
 }
 
 // registerDogsVsCats: binary log loss on one probability column. Ids as a
@@ -1231,42 +1337,48 @@ func registerTextNormalization() {
 // -log(clip(p)) for label 1, -log(clip(1-p)) for label 0.
 func registerDogsVsCats() {
 	register(&mleRules{id: "dogs-vs-cats-redux-kernels-edition", metric: "log_loss", idColumn: "id", targets: []string{"label"},
-		checkAnswers: func(r *mleRules, a *frame) error {
-			if err := needColumns(a, "answers", "id"); err != nil {
-				return err
-			}
-			return binaryColumn(a, "label")
-		},
-		grade: func(r *mleRules, sub, ans *frame) (float64, error) {
-			if err := needColumns(sub, "submission", "id", "label"); err != nil {
-				return 0, reject("%v", err)
-			}
-			sp, ap := sub.col("id").order(), ans.sortedRows("id")
-			if !sameIDSet(sub.col("id"), sp, ans.col("id"), ap) {
-				return 0, reject("submission and answers have different ids")
-			}
-			if sub.n != ans.n {
-				return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
-			}
-			if err := allInUnit(sub, []string{"label"}); err != nil {
-				return 0, err
-			}
-			yPred, err := finiteNumbers(sub.col("label"), sp)
-			if err != nil {
-				return 0, err
-			}
-			yTrue, _ := finiteNumbers(ans.col("label"), ap)
-			var s neumaier
-			for i, y := range yTrue {
-				p := yPred[i]
-				if y == 1 {
-					s.add(-math.Log(clipProb(p)))
-				} else {
-					s.add(-math.Log(clipProb(1 - p)))
-				}
-			}
-			return s.value() / float64(len(yTrue)), nil
-		}})
+		checkAnswers: checkDogsVsCatsAnswers,
+		grade:        gradeDogsVsCats})
+}
+
+// checkDogsVsCatsAnswers is dogs-vs-cats-redux-kernels-edition's answers check.
+func checkDogsVsCatsAnswers(r *mleRules, a *frame) error {
+	if err := needColumns(a, "answers", "id"); err != nil {
+		return err
+	}
+	return binaryColumn(a, "label")
+}
+
+// gradeDogsVsCats grades dogs-vs-cats-redux-kernels-edition.
+func gradeDogsVsCats(r *mleRules, sub, ans *frame) (float64, error) {
+	if err := needColumns(sub, "submission", "id", "label"); err != nil {
+		return 0, reject("%v", err)
+	}
+	sp, ap := sub.col("id").order(), ans.sortedRows("id")
+	if !sameIDSet(sub.col("id"), sp, ans.col("id"), ap) {
+		return 0, reject("submission and answers have different ids")
+	}
+	if sub.n != ans.n {
+		return 0, reject("submission has %d rows, the answers %d", sub.n, ans.n)
+	}
+	if err := allInUnit(sub, []string{"label"}); err != nil {
+		return 0, err
+	}
+	yPred, err := finiteNumbers(sub.col("label"), sp)
+	if err != nil {
+		return 0, err
+	}
+	yTrue, _ := finiteNumbers(ans.col("label"), ap)
+	var s neumaier
+	for i, y := range yTrue {
+		p := yPred[i]
+		if y == 1 {
+			s.add(-math.Log(clipProb(p)))
+		} else {
+			s.add(-math.Log(clipProb(1 - p)))
+		}
+	}
+	return s.value() / float64(len(yTrue)), nil
 }
 
 // sameIDSet is Python's set(a) == set(b) on two id columns sorted in orders

@@ -25,81 +25,131 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // float_precision="round_trip" does: optional spaces or tabs around it,
 // correctly rounded. Hex floats, underscores and Go-only spellings are rejected.
 func parseNumber(b []byte) (float64, numStatus) {
+	b = trimBlanks(b)
+	if len(b) == 0 {
+		return 0, numEmpty
+	}
+	d, st := scanDecimal(b)
+	if st != numOK {
+		return 0, st
+	}
+	return d.toFloat(b)
+}
+
+// trimBlanks drops the spaces and tabs around b.
+func trimBlanks(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}
 	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
 		b = b[:len(b)-1]
 	}
-	if len(b) == 0 {
-		return 0, numEmpty
-	}
+	return b
+}
+
+// decimal is a scanned number literal: mant × 10^exp, its sign, and whether
+// digits beyond the 19th were dropped from mant (trunc).
+type decimal struct {
+	mant  uint64
+	exp   int
+	neg   bool
+	trunc bool
+}
+
+// scanDecimal checks b's syntax (sign, digits, fraction, exponent) and
+// collects its first 19 significant digits. Its status is never numOK unless
+// all of b is a decimal literal; words pandas reads as NaN or infinity give
+// numNotFinite.
+func scanDecimal(b []byte) (d decimal, st numStatus) {
 	i, n := 0, len(b)
-	neg := false
 	if b[0] == '+' || b[0] == '-' {
-		neg = b[0] == '-'
+		d.neg = b[0] == '-'
 		i++
 	}
-	var mant uint64
-	nd, exp := 0, 0
-	digits, trunc := false, false
+	i, digits := d.scanDigits(b, i)
+	if !digits {
+		return d, wordStatus(b)
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		e, j, ok := scanExponent(b, i+1)
+		if !ok {
+			return d, numBad
+		}
+		d.exp += e
+		i = j
+	}
+	if i != n {
+		return d, wordStatus(b)
+	}
+	return d, numOK
+}
+
+// scanDigits reads the integer and fraction digits from b[i:] into d and
+// returns where they end and whether there was any digit.
+func (d *decimal) scanDigits(b []byte, i int) (int, bool) {
+	n := len(b)
+	nd := 0
+	digits := false
 	for ; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
 		digits = true
-		d := uint64(b[i] - '0')
+		v := uint64(b[i] - '0')
 		switch {
-		case mant == 0 && d == 0:
+		case d.mant == 0 && v == 0:
 		case nd < 19:
-			mant = mant*10 + d
+			d.mant = d.mant*10 + v
 			nd++
 		default:
-			trunc = true
-			exp++
+			d.trunc = true
+			d.exp++
 		}
 	}
 	if i < n && b[i] == '.' {
 		i++
 		for ; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
 			digits = true
-			d := uint64(b[i] - '0')
+			v := uint64(b[i] - '0')
 			switch {
-			case mant == 0 && d == 0:
-				exp--
+			case d.mant == 0 && v == 0:
+				d.exp--
 			case nd < 19:
-				mant = mant*10 + d
+				d.mant = d.mant*10 + v
 				nd++
-				exp--
+				d.exp--
 			default:
-				trunc = true
+				d.trunc = true
 			}
 		}
 	}
-	if !digits {
-		return 0, wordStatus(b)
-	}
-	if i < n && (b[i] == 'e' || b[i] == 'E') {
+	return i, digits
+}
+
+// scanExponent reads an exponent's optional sign and digits from b[i:] (just
+// after the 'e'); ok is false if nothing follows. Huge exponents saturate.
+func scanExponent(b []byte, i int) (e, end int, ok bool) {
+	n := len(b)
+	eneg := false
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		eneg = b[i] == '-'
 		i++
-		eneg := false
-		if i < n && (b[i] == '+' || b[i] == '-') {
-			eneg = b[i] == '-'
-			i++
-		}
-		if i >= n {
-			return 0, numBad
-		}
-		e := 0
-		for ; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
-			if e < 100000 {
-				e = e*10 + int(b[i]-'0')
-			}
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
 	}
-	if i != n {
-		return 0, wordStatus(b)
+	if i >= n {
+		return 0, i, false
 	}
+	for ; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
+		if e < 100000 {
+			e = e*10 + int(b[i]-'0')
+		}
+	}
+	if eneg {
+		e = -e
+	}
+	return e, i, true
+}
+
+// toFloat rounds d correctly to a float64; b is the literal d was scanned
+// from, for the slow path.
+func (d decimal) toFloat(b []byte) (float64, numStatus) {
+	mant, exp, neg, trunc := d.mant, d.exp, d.neg, d.trunc
 	if !trunc && mant <= 1<<53 && exp >= -22 && exp <= 22 {
 		// Both mant and 10^|exp| are exact, so one multiply or divide rounds
 		// correctly (Clinger's fast path).

@@ -97,8 +97,30 @@ func genText(rng *rand.Rand, words int) string {
 }
 
 // genCase makes answers and a shuffled submission for metric with n rows.
+// The helpers draw from rng in a fixed order, so a seed always gives the same
+// case.
 func genCase(metric string, n int, seed uint64) parityCase {
 	rng := rand.New(rand.NewPCG(seed, uint64(len(metric))))
+	k, targets := genTargets(rng, metric)
+	spec := Spec{Metric: metric, IDColumn: "id", TargetColumns: targets}
+	ids := genIDs(rng, n)
+	g := newRowGen(rng, metric, k)
+	truth := make([][]string, n)
+	pred := make([][]string, n)
+	for i := 0; i < n; i++ {
+		truth[i], pred[i] = g.row(i)
+	}
+	ans, sub := genFiles(rng, targets, ids, truth, pred)
+	return parityCase{
+		name:       fmt.Sprintf("%s/n=%d/seed=%d", metric, n, seed),
+		spec:       spec,
+		answers:    ans,
+		submission: sub,
+	}
+}
+
+// genTargets picks the number of target columns for metric and names them.
+func genTargets(rng *rand.Rand, metric string) (int, []string) {
 	k := 1
 	switch metric {
 	case "mean_column_auc", "mean_column_rmse", "mean_column_rmsle":
@@ -113,8 +135,12 @@ func genCase(metric string, n int, seed uint64) parityCase {
 	if k == 1 {
 		targets[0] = "y"
 	}
-	spec := Spec{Metric: metric, IDColumn: "id", TargetColumns: targets}
+	return k, targets
+}
 
+// genIDs makes n distinct ids in one of three styles: numbers, hex words, or
+// text that needs quoting.
+func genIDs(rng *rand.Rand, n int) []string {
 	ids := make([]string, n)
 	style := rng.IntN(3)
 	for i := range ids {
@@ -127,143 +153,183 @@ func genCase(metric string, n int, seed uint64) parityCase {
 			ids[i] = fmt.Sprintf("q%d, part %d", i, i%3) // needs quoting
 		}
 	}
+	return ids
+}
 
-	truth := make([][]string, n)
-	pred := make([][]string, n)
+// rowGen makes one metric's rows of answers and predictions; its fields are
+// per-case choices drawn once.
+type rowGen struct {
+	rng    *rand.Rand
+	metric string
+	k      int
 	// Ties in predictions matter for AUC: round to a coarse grid half the time.
-	coarse := rng.IntN(2) == 0
-	accNumeric := rng.IntN(2) == 0
-	qwkLabels := []int{0, 1, 2, 3, 4, 5}
-	if rng.IntN(2) == 0 {
-		qwkLabels = []int{1, 2, 5, 9}
-	}
-	pearsonOffset := 0.0
-	if rng.IntN(3) == 0 {
-		pearsonOffset = 1e6
-	}
-	for i := 0; i < n; i++ {
-		tr := make([]string, k)
-		pr := make([]string, k)
-		switch metric {
-		case "auc", "mean_column_auc":
-			for t := 0; t < k; t++ {
-				y := 0
-				if i == 1 || (i > 1 && rng.IntN(3) == 0) { // rows 0 and 1 make both classes present
-					y = 1
-				}
-				tr[t] = strconv.Itoa(y)
-				p := 0.5*rng.Float64() + 0.4*float64(y)
-				if coarse {
-					p = math.Round(p*10) / 10
-				}
-				if metric == "mean_column_auc" && rng.IntN(4) == 0 {
-					p = rng.NormFloat64() * 3 // no range rule for mean_column_auc
-				}
-				pr[t] = fmtNum(rng, p)
-			}
-		case "log_loss":
-			c := rng.IntN(k)
-			for t := 0; t < k; t++ {
-				tr[t] = "0"
-			}
-			tr[c] = "1"
-			ps := make([]float64, k)
-			sum := 0.0
-			for t := range ps {
-				ps[t] = rng.ExpFloat64()
-				if t == c {
-					ps[t] *= 3
-				}
-				if rng.IntN(6) == 0 {
-					ps[t] = 0 // exercises clipping, also for the true class
-				}
-				sum += ps[t]
-			}
-			if sum == 0 {
-				ps[0], sum = 1, 1
-			}
-			for t := range ps {
-				ps[t] /= sum
-				if rng.IntN(2) == 0 {
-					pr[t] = strconv.FormatFloat(ps[t], 'f', 6, 64) // sums off by ~1e-6: exercises the row-sum tolerance
-				} else {
-					pr[t] = strconv.FormatFloat(ps[t], 'g', -1, 64)
-				}
-			}
-		case "accuracy":
-			if accNumeric {
-				y := rng.IntN(10)
-				tr[0] = strconv.Itoa(y)
-				p := y
-				if rng.IntN(3) == 0 {
-					p = rng.IntN(10)
-				}
-				pr[0] = strconv.Itoa(p)
-				if rng.IntN(4) == 0 {
-					pr[0] += ".0" // pandas reads 3.0 == 3
-				}
-			} else {
-				labels := []string{"cat", "dog", "Dog", "bird", "fish, small"}
-				tr[0] = labels[rng.IntN(len(labels))]
-				pr[0] = tr[0]
-				if rng.IntN(3) == 0 {
-					pr[0] = labels[rng.IntN(len(labels))]
-				}
-			}
-		case "rmse", "mae", "mean_column_rmse":
-			for t := 0; t < k; t++ {
-				y := rng.NormFloat64()*10 + 50
-				tr[t] = fmtNum(rng, y)
-				pr[t] = fmtNum(rng, y+rng.NormFloat64()*3)
-			}
-		case "rmsle", "mean_column_rmsle":
-			for t := 0; t < k; t++ {
-				y := rng.ExpFloat64()*100 - 0.5
-				tr[t] = fmtNum(rng, y)
-				pr[t] = fmtNum(rng, max(-0.99, y*(0.5+rng.Float64())))
-			}
-		case "qwk":
-			y := qwkLabels[i%len(qwkLabels)]
-			tr[0] = strconv.Itoa(y)
-			p := y
-			if rng.IntN(2) == 0 {
-				p = qwkLabels[rng.IntN(len(qwkLabels))]
-			}
-			if rng.IntN(20) == 0 {
-				p = 7 // a label the answers never use
-			}
-			pr[0] = strconv.Itoa(p)
-			if rng.IntN(5) == 0 {
-				pr[0] += ".0"
-			}
-		case "pearson":
-			x := rng.NormFloat64()
-			tr[0] = fmtNum(rng, pearsonOffset+x)
-			pr[0] = fmtNum(rng, pearsonOffset+x+rng.NormFloat64())
-		case "jaccard":
-			tr[0] = genText(rng, 1+rng.IntN(6))
-			switch rng.IntN(4) {
-			case 0:
-				pr[0] = tr[0]
-			case 1:
-				pr[0] = strings.ToUpper(tr[0])
-			case 2:
-				pr[0] = genText(rng, 1+rng.IntN(4))
-			default:
-				pr[0] = ""
-			}
-		}
-		truth[i], pred[i] = tr, pr
-	}
+	coarse        bool
+	accNumeric    bool
+	qwkLabels     []int
+	pearsonOffset float64
+}
 
+func newRowGen(rng *rand.Rand, metric string, k int) *rowGen {
+	g := &rowGen{rng: rng, metric: metric, k: k}
+	g.coarse = rng.IntN(2) == 0
+	g.accNumeric = rng.IntN(2) == 0
+	g.qwkLabels = []int{0, 1, 2, 3, 4, 5}
+	if rng.IntN(2) == 0 {
+		g.qwkLabels = []int{1, 2, 5, 9}
+	}
+	if rng.IntN(3) == 0 {
+		g.pearsonOffset = 1e6
+	}
+	return g
+}
+
+// row makes row i's answer (tr) and prediction (pr) cells.
+func (g *rowGen) row(i int) (tr, pr []string) {
+	rng, k := g.rng, g.k
+	tr = make([]string, k)
+	pr = make([]string, k)
+	switch g.metric {
+	case "auc", "mean_column_auc":
+		g.aucRow(i, tr, pr)
+	case "log_loss":
+		g.logLossRow(tr, pr)
+	case "accuracy":
+		g.accuracyRow(tr, pr)
+	case "rmse", "mae", "mean_column_rmse":
+		for t := 0; t < k; t++ {
+			y := rng.NormFloat64()*10 + 50
+			tr[t] = fmtNum(rng, y)
+			pr[t] = fmtNum(rng, y+rng.NormFloat64()*3)
+		}
+	case "rmsle", "mean_column_rmsle":
+		for t := 0; t < k; t++ {
+			y := rng.ExpFloat64()*100 - 0.5
+			tr[t] = fmtNum(rng, y)
+			pr[t] = fmtNum(rng, max(-0.99, y*(0.5+rng.Float64())))
+		}
+	case "qwk":
+		g.qwkRow(i, tr, pr)
+	case "pearson":
+		x := rng.NormFloat64()
+		tr[0] = fmtNum(rng, g.pearsonOffset+x)
+		pr[0] = fmtNum(rng, g.pearsonOffset+x+rng.NormFloat64())
+	case "jaccard":
+		tr[0] = genText(rng, 1+rng.IntN(6))
+		switch rng.IntN(4) {
+		case 0:
+			pr[0] = tr[0]
+		case 1:
+			pr[0] = strings.ToUpper(tr[0])
+		case 2:
+			pr[0] = genText(rng, 1+rng.IntN(4))
+		default:
+			pr[0] = ""
+		}
+	}
+	return tr, pr
+}
+
+func (g *rowGen) aucRow(i int, tr, pr []string) {
+	rng := g.rng
+	for t := 0; t < g.k; t++ {
+		y := 0
+		if i == 1 || (i > 1 && rng.IntN(3) == 0) { // rows 0 and 1 make both classes present
+			y = 1
+		}
+		tr[t] = strconv.Itoa(y)
+		p := 0.5*rng.Float64() + 0.4*float64(y)
+		if g.coarse {
+			p = math.Round(p*10) / 10
+		}
+		if g.metric == "mean_column_auc" && rng.IntN(4) == 0 {
+			p = rng.NormFloat64() * 3 // no range rule for mean_column_auc
+		}
+		pr[t] = fmtNum(rng, p)
+	}
+}
+
+func (g *rowGen) logLossRow(tr, pr []string) {
+	rng, k := g.rng, g.k
+	c := rng.IntN(k)
+	for t := 0; t < k; t++ {
+		tr[t] = "0"
+	}
+	tr[c] = "1"
+	ps := make([]float64, k)
+	sum := 0.0
+	for t := range ps {
+		ps[t] = rng.ExpFloat64()
+		if t == c {
+			ps[t] *= 3
+		}
+		if rng.IntN(6) == 0 {
+			ps[t] = 0 // exercises clipping, also for the true class
+		}
+		sum += ps[t]
+	}
+	if sum == 0 {
+		ps[0], sum = 1, 1
+	}
+	for t := range ps {
+		ps[t] /= sum
+		if rng.IntN(2) == 0 {
+			pr[t] = strconv.FormatFloat(ps[t], 'f', 6, 64) // sums off by ~1e-6: exercises the row-sum tolerance
+		} else {
+			pr[t] = strconv.FormatFloat(ps[t], 'g', -1, 64)
+		}
+	}
+}
+
+func (g *rowGen) accuracyRow(tr, pr []string) {
+	rng := g.rng
+	if g.accNumeric {
+		y := rng.IntN(10)
+		tr[0] = strconv.Itoa(y)
+		p := y
+		if rng.IntN(3) == 0 {
+			p = rng.IntN(10)
+		}
+		pr[0] = strconv.Itoa(p)
+		if rng.IntN(4) == 0 {
+			pr[0] += ".0" // pandas reads 3.0 == 3
+		}
+		return
+	}
+	labels := []string{"cat", "dog", "Dog", "bird", "fish, small"}
+	tr[0] = labels[rng.IntN(len(labels))]
+	pr[0] = tr[0]
+	if rng.IntN(3) == 0 {
+		pr[0] = labels[rng.IntN(len(labels))]
+	}
+}
+
+func (g *rowGen) qwkRow(i int, tr, pr []string) {
+	rng := g.rng
+	y := g.qwkLabels[i%len(g.qwkLabels)]
+	tr[0] = strconv.Itoa(y)
+	p := y
+	if rng.IntN(2) == 0 {
+		p = g.qwkLabels[rng.IntN(len(g.qwkLabels))]
+	}
+	if rng.IntN(20) == 0 {
+		p = 7 // a label the answers never use
+	}
+	pr[0] = strconv.Itoa(p)
+	if rng.IntN(5) == 0 {
+		pr[0] += ".0"
+	}
+}
+
+// genFiles writes the answers and the submission: shuffled rows, permuted
+// columns, assorted line ends.
+func genFiles(rng *rand.Rand, targets, ids []string, truth, pred [][]string) (answers, submission string) {
 	ans := &csvFile{}
 	ans.add(append([]string{"id"}, targets...)...)
 	for i := range ids {
 		ans.add(append([]string{ids[i]}, truth[i]...)...)
 	}
-	// The submission: shuffled rows, permuted columns, assorted line ends.
 	sub := &csvFile{crlf: rng.IntN(3) == 0, bom: rng.IntN(4) == 0, noFinalNewline: rng.IntN(3) == 0}
-	cols := rng.Perm(k + 1)
+	cols := rng.Perm(len(targets) + 1)
 	row := func(id string, vals []string) []string {
 		all := append([]string{id}, vals...)
 		out := make([]string, len(all))
@@ -273,15 +339,10 @@ func genCase(metric string, n int, seed uint64) parityCase {
 		return out
 	}
 	sub.add(row("id", targets)...)
-	for _, i := range rng.Perm(n) {
+	for _, i := range rng.Perm(len(ids)) {
 		sub.add(row(ids[i], pred[i])...)
 	}
-	return parityCase{
-		name:       fmt.Sprintf("%s/n=%d/seed=%d", metric, n, seed),
-		spec:       spec,
-		answers:    ans.String(),
-		submission: sub.String(),
-	}
+	return ans.String(), sub.String()
 }
 
 type pyResult struct {

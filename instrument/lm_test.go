@@ -93,19 +93,25 @@ func status(code int, retryAfter string) func(http.ResponseWriter, *http.Request
 	}
 }
 
-func TestLMInstrumenter(t *testing.T) {
-	needPython(t)
+// lmCase is one reply sequence from the fake LM and what the instrumenter
+// should make of it.
+type lmCase struct {
+	name       string
+	replies    []func(http.ResponseWriter, *http.Request)
+	retries    int
+	timeout    time.Duration
+	noFallback bool
+	wantMethod string // exact, or prefix when it ends with "*"
+	wantPoints int
+	wantReqs   int
+}
+
+// lmCases are TestLMInstrumenter's cases: accepted insertions, rejected
+// edits, malformed replies, HTTP errors and retries, a timeout, and a
+// failure without fallback.
+func lmCases() []lmCase {
 	edited := strings.Replace(lmMarked, "print(df.shape)", "print(df.head())", 1)
-	cases := []struct {
-		name       string
-		replies    []func(http.ResponseWriter, *http.Request)
-		retries    int
-		timeout    time.Duration
-		noFallback bool
-		wantMethod string // exact, or prefix when it ends with "*"
-		wantPoints int
-		wantReqs   int
-	}{
+	return []lmCase{
 		{"correct insertion accepted",
 			[]func(http.ResponseWriter, *http.Request){completion("Here it is:\n```python\n" + lmMarked + "```\nDone.")},
 			0, 0, false, "lm", 2, 1},
@@ -156,40 +162,48 @@ func TestLMInstrumenter(t *testing.T) {
 			[]func(http.ResponseWriter, *http.Request){status(503, "")},
 			0, 0, true, "lm->none: HTTP 503:*", 0, 1},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			fake := &fakeLM{replies: tc.replies}
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			var fb Instrumenter = NewAST("")
-			if tc.noFallback {
-				fb = nil
-			}
-			in := NewLM(LMConfig{URL: srv.URL, Model: "frozen-7b", APIKey: "sk-test", Timeout: tc.timeout, MaxTokens: 2048, Retries: tc.retries}, fb)
-			p, err := Prepare(context.Background(), in, lmProgram)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want, ok := strings.CutSuffix(tc.wantMethod, "*"); ok {
-				if !strings.HasPrefix(p.Method, want) {
-					t.Errorf("method %q, want prefix %q", p.Method, want)
-				}
-			} else if p.Method != tc.wantMethod {
-				t.Errorf("method %q, want %q", p.Method, tc.wantMethod)
-			}
-			if p.Points != tc.wantPoints {
-				t.Errorf("points %d, want %d", p.Points, tc.wantPoints)
-			}
-			if tc.noFallback && p.Code != lmProgram {
-				t.Errorf("code changed without a fallback")
-			}
-			if n := fake.count(); n != tc.wantReqs {
-				t.Errorf("%d requests, want %d", n, tc.wantReqs)
-			}
-			for _, r := range fake.requests {
-				checkRequest(t, r)
-			}
-		})
+}
+
+func TestLMInstrumenter(t *testing.T) {
+	needPython(t)
+	for _, tc := range lmCases() {
+		t.Run(tc.name, func(t *testing.T) { testLMCase(t, tc) })
+	}
+}
+
+// testLMCase prepares lmProgram through the LM instrumenter against a fake
+// LM giving tc's replies and checks the method, points, code and requests.
+func testLMCase(t *testing.T, tc lmCase) {
+	fake := &fakeLM{replies: tc.replies}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	var fb Instrumenter = NewAST("")
+	if tc.noFallback {
+		fb = nil
+	}
+	in := NewLM(LMConfig{URL: srv.URL, Model: "frozen-7b", APIKey: "sk-test", Timeout: tc.timeout, MaxTokens: 2048, Retries: tc.retries}, fb)
+	p, err := Prepare(context.Background(), in, lmProgram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, ok := strings.CutSuffix(tc.wantMethod, "*"); ok {
+		if !strings.HasPrefix(p.Method, want) {
+			t.Errorf("method %q, want prefix %q", p.Method, want)
+		}
+	} else if p.Method != tc.wantMethod {
+		t.Errorf("method %q, want %q", p.Method, tc.wantMethod)
+	}
+	if p.Points != tc.wantPoints {
+		t.Errorf("points %d, want %d", p.Points, tc.wantPoints)
+	}
+	if tc.noFallback && p.Code != lmProgram {
+		t.Errorf("code changed without a fallback")
+	}
+	if n := fake.count(); n != tc.wantReqs {
+		t.Errorf("%d requests, want %d", n, tc.wantReqs)
+	}
+	for _, r := range fake.requests {
+		checkRequest(t, r)
 	}
 }
 

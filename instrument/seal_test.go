@@ -8,85 +8,100 @@ import (
 	"testing"
 )
 
+// sealCase is an original program, the instrumenter's marked version, and
+// seal's verdict: an error containing wantErr, or acceptance with points
+// markers.
+type sealCase struct {
+	name, original, marked string
+	wantErr                string // "" means accepted
+	points                 int
+}
+
+// sealAccepted are marked versions seal accepts.
+var sealAccepted = []sealCase{
+	{"after a statement",
+		"import os\nx = 1\n", "import os\n__mlerl_stage__(\"imported packages\")\nx = 1\n", "", 1},
+	{"in a function and after it",
+		"def f():\n    a = 1\n    return a\nf()\n",
+		"def f():\n    a = 1\n    __mlerl_stage__(\"loaded data\")\n    return a\nf()\n__mlerl_stage__(\"trained model\")\n", "", 2},
+	{"single quotes",
+		"x = 1\n", "x = 1\n__mlerl_stage__('loaded data')\n", "", 1},
+	{"CRLF line endings",
+		"x = 1\r\ny = 2\r\n", "x = 1\r\n__mlerl_stage__(\"loaded data\")\r\ny = 2\r\n", "", 1},
+	{"at the end of an if body before else",
+		"if x:\n    a = 1\nelse:\n    a = 2\n", "if x:\n    a = 1\n    __mlerl_stage__(\"loaded data\")\nelse:\n    a = 2\n", "", 1},
+	{"policy's own marker line stays unsealed",
+		"__mlerl_stage__(\"trained model\")\nx = 1\n", "__mlerl_stage__(\"trained model\")\nx = 1\n__mlerl_stage__(\"loaded data\")\n", "", 1},
+	{"no markers", "x = 1\n", "x = 1\n", "", 0},
+}
+
+// sealRejected are marked versions seal rejects: edits, and markers where
+// they are not statements of their own (and one accepted exception).
+var sealRejected = []sealCase{
+	{"line edited",
+		"x = 1\ny = 2\n", "x = 1\n__mlerl_stage__(\"loaded data\")\ny = 3\n", "neither original line 2 nor a marker", 0},
+	{"line deleted",
+		"x = 1\ny = 2\n", "x = 1\n__mlerl_stage__(\"loaded data\")\n", "neither original line 2 nor a marker", 0},
+	{"lines reordered",
+		"x = 1\ny = 2\n", "y = 2\nx = 1\n__mlerl_stage__(\"loaded data\")\n", "neither", 0},
+	{"extra statement",
+		"x = 1\n", "x = 1\nprint('loaded data')\n", "nor a marker", 0},
+	{"unknown stage",
+		"x = 1\n", "x = 1\n__mlerl_stage__(\"won the competition\")\n", "unknown stage", 0},
+	{"marker with a comment",
+		"x = 1\n", "x = 1\n__mlerl_stage__(\"loaded data\")  # done\n", "nor a marker", 0},
+	{"marker inside a string",
+		"s = \"\"\"a\nb\"\"\"\n", "s = \"\"\"a\n__mlerl_stage__(\"loaded data\")\nb\"\"\"\n", "not a statement of its own", 0},
+	{"marker inside brackets",
+		"x = f(1,\n      2)\n", "x = f(1,\n__mlerl_stage__(\"loaded data\")\n      ,2)\n", "neither", 0},
+	{"marker inside brackets, lines kept",
+		"x = [1,\n     2]\n", "x = [1,\n__mlerl_stage__(\"loaded data\"),\n     2]\n", "nor a marker", 0},
+	{"marker inside a call's arguments",
+		"x = f(\n  1)\n", "x = f(\n__mlerl_stage__(\"loaded data\")\n  )\n", "neither", 0},
+	{"marker after a backslash",
+		"x = 1 + \\\n    2\n", "x = 1 + \\\n__mlerl_stage__(\"loaded data\")\n    2\n", "does not compile", 0},
+	{"marker between body and else",
+		"if x:\n    a = 1\nelse:\n    a = 2\n", "if x:\n    a = 1\n__mlerl_stage__(\"loaded data\")\nelse:\n    a = 2\n", "does not compile", 0},
+	{"marker dedented inside a block",
+		"for i in r:\n    a = 1\n    b = 2\n", "for i in r:\n    a = 1\n__mlerl_stage__(\"loaded data\")\n    b = 2\n", "does not compile", 0},
+	{"marker between decorator and def",
+		"@dec\ndef f():\n    pass\n", "@dec\n__mlerl_stage__(\"loaded data\")\ndef f():\n    pass\n", "does not compile", 0},
+	{"marker before __future__ import",
+		"from __future__ import annotations\nx = 1\n", "__mlerl_stage__(\"loaded data\")\nfrom __future__ import annotations\nx = 1\n", "does not compile", 0},
+	{"marker moves a statement into a block",
+		"if x:\n    a = 1\nb = 2\n", "if x:\n    a = 1\n    __mlerl_stage__(\"loaded data\")\nb = 2\n", "", 1},
+	{"original does not parse",
+		"x = (\n", "x = (\n__mlerl_stage__(\"loaded data\")\n", "original does not compile", 0},
+}
+
 func TestSealVerification(t *testing.T) {
 	needPython(t)
-	cases := []struct {
-		name, original, marked string
-		wantErr                string // "" means accepted
-		points                 int
-	}{
-		{"after a statement",
-			"import os\nx = 1\n", "import os\n__mlerl_stage__(\"imported packages\")\nx = 1\n", "", 1},
-		{"in a function and after it",
-			"def f():\n    a = 1\n    return a\nf()\n",
-			"def f():\n    a = 1\n    __mlerl_stage__(\"loaded data\")\n    return a\nf()\n__mlerl_stage__(\"trained model\")\n", "", 2},
-		{"single quotes",
-			"x = 1\n", "x = 1\n__mlerl_stage__('loaded data')\n", "", 1},
-		{"CRLF line endings",
-			"x = 1\r\ny = 2\r\n", "x = 1\r\n__mlerl_stage__(\"loaded data\")\r\ny = 2\r\n", "", 1},
-		{"at the end of an if body before else",
-			"if x:\n    a = 1\nelse:\n    a = 2\n", "if x:\n    a = 1\n    __mlerl_stage__(\"loaded data\")\nelse:\n    a = 2\n", "", 1},
-		{"policy's own marker line stays unsealed",
-			"__mlerl_stage__(\"trained model\")\nx = 1\n", "__mlerl_stage__(\"trained model\")\nx = 1\n__mlerl_stage__(\"loaded data\")\n", "", 1},
-		{"no markers", "x = 1\n", "x = 1\n", "", 0},
-
-		{"line edited",
-			"x = 1\ny = 2\n", "x = 1\n__mlerl_stage__(\"loaded data\")\ny = 3\n", "neither original line 2 nor a marker", 0},
-		{"line deleted",
-			"x = 1\ny = 2\n", "x = 1\n__mlerl_stage__(\"loaded data\")\n", "neither original line 2 nor a marker", 0},
-		{"lines reordered",
-			"x = 1\ny = 2\n", "y = 2\nx = 1\n__mlerl_stage__(\"loaded data\")\n", "neither", 0},
-		{"extra statement",
-			"x = 1\n", "x = 1\nprint('loaded data')\n", "nor a marker", 0},
-		{"unknown stage",
-			"x = 1\n", "x = 1\n__mlerl_stage__(\"won the competition\")\n", "unknown stage", 0},
-		{"marker with a comment",
-			"x = 1\n", "x = 1\n__mlerl_stage__(\"loaded data\")  # done\n", "nor a marker", 0},
-		{"marker inside a string",
-			"s = \"\"\"a\nb\"\"\"\n", "s = \"\"\"a\n__mlerl_stage__(\"loaded data\")\nb\"\"\"\n", "not a statement of its own", 0},
-		{"marker inside brackets",
-			"x = f(1,\n      2)\n", "x = f(1,\n__mlerl_stage__(\"loaded data\")\n      ,2)\n", "neither", 0},
-		{"marker inside brackets, lines kept",
-			"x = [1,\n     2]\n", "x = [1,\n__mlerl_stage__(\"loaded data\"),\n     2]\n", "nor a marker", 0},
-		{"marker inside a call's arguments",
-			"x = f(\n  1)\n", "x = f(\n__mlerl_stage__(\"loaded data\")\n  )\n", "neither", 0},
-		{"marker after a backslash",
-			"x = 1 + \\\n    2\n", "x = 1 + \\\n__mlerl_stage__(\"loaded data\")\n    2\n", "does not compile", 0},
-		{"marker between body and else",
-			"if x:\n    a = 1\nelse:\n    a = 2\n", "if x:\n    a = 1\n__mlerl_stage__(\"loaded data\")\nelse:\n    a = 2\n", "does not compile", 0},
-		{"marker dedented inside a block",
-			"for i in r:\n    a = 1\n    b = 2\n", "for i in r:\n    a = 1\n__mlerl_stage__(\"loaded data\")\n    b = 2\n", "does not compile", 0},
-		{"marker between decorator and def",
-			"@dec\ndef f():\n    pass\n", "@dec\n__mlerl_stage__(\"loaded data\")\ndef f():\n    pass\n", "does not compile", 0},
-		{"marker before __future__ import",
-			"from __future__ import annotations\nx = 1\n", "__mlerl_stage__(\"loaded data\")\nfrom __future__ import annotations\nx = 1\n", "does not compile", 0},
-		{"marker moves a statement into a block",
-			"if x:\n    a = 1\nb = 2\n", "if x:\n    a = 1\n    __mlerl_stage__(\"loaded data\")\nb = 2\n", "", 1},
-		{"original does not parse",
-			"x = (\n", "x = (\n__mlerl_stage__(\"loaded data\")\n", "original does not compile", 0},
+	for _, tc := range slices.Concat(sealAccepted, sealRejected) {
+		t.Run(tc.name, func(t *testing.T) { testSealCase(t, tc) })
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p, err := seal(context.Background(), DefaultPython, tc.original, tc.marked)
-			if tc.wantErr != "" {
-				if err == nil {
-					t.Fatalf("accepted, want error containing %q; sealed:\n%s", tc.wantErr, p.Code)
-				}
-				if !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %q, want it to contain %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("rejected: %v", err)
-			}
-			if p.Points != tc.points {
-				t.Errorf("points %d, want %d", p.Points, tc.points)
-			}
-			if tc.points > 0 && strings.Count(p.Code, p.nonce) != 1 {
-				t.Errorf("nonce appears %d times in the sealed code, want once (the prelude)", strings.Count(p.Code, p.nonce))
-			}
-		})
+}
+
+// testSealCase seals tc.marked against tc.original and checks the verdict,
+// the points and that the nonce appears only in the prelude.
+func testSealCase(t *testing.T, tc sealCase) {
+	p, err := seal(context.Background(), DefaultPython, tc.original, tc.marked)
+	if tc.wantErr != "" {
+		if err == nil {
+			t.Fatalf("accepted, want error containing %q; sealed:\n%s", tc.wantErr, p.Code)
+		}
+		if !strings.Contains(err.Error(), tc.wantErr) {
+			t.Fatalf("error %q, want it to contain %q", err, tc.wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("rejected: %v", err)
+	}
+	if p.Points != tc.points {
+		t.Errorf("points %d, want %d", p.Points, tc.points)
+	}
+	if tc.points > 0 && strings.Count(p.Code, p.nonce) != 1 {
+		t.Errorf("nonce appears %d times in the sealed code, want once (the prelude)", strings.Count(p.Code, p.nonce))
 	}
 }
 

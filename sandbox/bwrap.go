@@ -41,6 +41,24 @@ var devNodes = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/
 
 // prepareBwrap finds bwrap and builds the fixed part of its command line.
 func (s *Sandbox) prepareBwrap() error {
+	if err := s.findBwrap(); err != nil {
+		return err
+	}
+	a := s.bwrapNamespaceArgs()
+	// --as-pid-1: init.sh is the pid namespace's init and reaps the program
+	// itself, in place of bwrap's own init, which bwrap never waits for: that
+	// hid the program's rusage from the host (peak memory).
+	a = append(a, "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr")
+	a = s.appendBwrapHostDirs(a)
+	a = appendBwrapEtc(a)
+	a = appendBwrapDev(a)
+	s.bwArgs = a
+	return nil
+}
+
+// findBwrap sets s.bwrap to the bwrap binary and checks that the shell for
+// the sandbox's init exists.
+func (s *Sandbox) findBwrap() error {
 	bw, err := exec.LookPath("bwrap")
 	if err != nil {
 		if _, serr := os.Stat("/usr/bin/bwrap"); serr != nil {
@@ -52,7 +70,11 @@ func (s *Sandbox) prepareBwrap() error {
 	if _, err := os.Stat(initShell); err != nil {
 		return fmt.Errorf("no shell for the sandbox's init: %w", err)
 	}
-	var a []string
+	return nil
+}
+
+// bwrapNamespaceArgs are bwrap's namespace, user and capability options.
+func (s *Sandbox) bwrapNamespaceArgs() []string {
 	if s.runAsID {
 		// As root, bwrap runs privileged without a user namespace (one would
 		// map the program to host root, which RLIMIT_NPROC exempts). Root's
@@ -62,17 +84,16 @@ func (s *Sandbox) prepareBwrap() error {
 		// behind under that uid, and CAP_DAC_READ_SEARCH, for bwrap to enter
 		// the run's directory (owned by that uid). no_new_privs (always set
 		// by bwrap) stops capabilities coming back through setuid binaries.
-		a = []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+		return []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
 			"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_KILL", "--cap-add", "CAP_DAC_READ_SEARCH"}
-	} else {
-		a = []string{"--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"}
 	}
-	// --as-pid-1: init.sh is the pid namespace's init and reaps the program
-	// itself, in place of bwrap's own init, which bwrap never waits for: that
-	// hid the program's rusage from the host (peak memory).
-	a = append(a, "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr")
-	// Mirror the host's top-level library and binary folders: links on a
-	// merged-/usr system, binds otherwise.
+	return []string{"--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"}
+}
+
+// appendBwrapHostDirs mirrors the host's top-level library and binary
+// folders (links on a merged-/usr system, binds otherwise) and the
+// interpreter's prefix, read-only.
+func (s *Sandbox) appendBwrapHostDirs(a []string) []string {
 	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
 		fi, err := os.Lstat(d)
 		switch {
@@ -88,6 +109,11 @@ func (s *Sandbox) prepareBwrap() error {
 	if s.prefix != "/usr" && s.prefix != "/" {
 		a = append(a, "--ro-bind", s.prefix, s.prefix)
 	}
+	return a
+}
+
+// appendBwrapEtc adds the /etc subset of etcFiles.
+func appendBwrapEtc(a []string) []string {
 	// A folder bwrap makes for mount points would be closed to the run's uid.
 	a = append(a, "--perms", "0755", "--dir", "/etc")
 	for _, f := range etcFiles {
@@ -100,6 +126,12 @@ func (s *Sandbox) prepareBwrap() error {
 			a = append(a, "--ro-bind", f, f)
 		}
 	}
+	return a
+}
+
+// appendBwrapDev adds /proc and a read-only /dev of devNodes, the standard
+// stream links and /dev/shm.
+func appendBwrapDev(a []string) []string {
 	// No /sys: glibc, OpenBLAS and joblib count CPUs from /proc and the
 	// affinity mask without it.
 	a = append(a, "--proc", "/proc", "--perms", "0755", "--tmpfs", "/dev")
@@ -118,11 +150,16 @@ func (s *Sandbox) prepareBwrap() error {
 	// link to /run/shm). /dev is then made read-only: without root its
 	// tmpfs belongs to the program's uid, and would be memory no bound
 	// covers; the device nodes are mounts of their own and stay writable.
-	a = append(a, "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", shmInTmp, "/dev/shm", "--remount-ro", "/dev")
-	s.bwArgs = a
-	return nil
+	return append(a, "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", shmInTmp, "/dev/shm", "--remount-ro", "/dev")
 }
 
+// tmpPeak is watchBwrapTmp's result: the peak of the sandbox's /tmp.
+type tmpPeak struct {
+	bytes int64
+	err   error
+}
+
+// runBwrap runs r under bwrap (the bwrap tier).
 func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	p, err := newPipes()
 	if err != nil {
@@ -139,6 +176,35 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	defer infoR.Close()
 	defer infoW.Close()
 
+	cmd := s.bwrapCommand(r, p, infoW)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("sandbox: start bwrap: %w", err)
+	}
+	p.closeChildEnds()
+	infoW.Close()
+	wait := p.pump(r)
+	tmpDone := make(chan struct{})
+	tmpRes := make(chan tmpPeak, 1)
+	go func() {
+		n, err := watchBwrapTmp(infoR, p.upCh, tmpDone)
+		tmpRes <- tmpPeak{n, err}
+	}()
+
+	werr := awaitBwrap(ctx, cmd, r.limits.Timeout, res)
+	res.Duration = time.Since(start)
+	// Killing bwrap kills its pid namespace; the pipes close with the last
+	// process in it.
+	waitPumps(wait, p, 5*time.Second)
+	close(tmpDone)
+	tmp := <-tmpRes
+	return bwrapResult(ctx, r, res, cmd, p, werr, tmp)
+}
+
+// bwrapCommand is the bwrap command for r: the fixed arguments of
+// prepareBwrap, then r's /tmp, working directory, data and program, with
+// the program's descriptors.
+func (s *Sandbox) bwrapCommand(r *run, p *pipes, infoW *os.File) *exec.Cmd {
 	args := append([]string{"--info-fd", fmt.Sprint(infoFD)}, s.bwArgs...)
 	// The private /tmp, /dev/shm's folder included, is memory: bounded by
 	// the memory limit and measured into the peak (memfs.go).
@@ -162,28 +228,15 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	// pass it on to the sandbox).
 	cmd.ExtraFiles = []*os.File{p.markW, p.upW, infoW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	return cmd
+}
 
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("sandbox: start bwrap: %w", err)
-	}
-	p.closeChildEnds()
-	infoW.Close()
-	wait := p.pump(r)
-	tmpDone := make(chan struct{})
-	type tmpPeak struct {
-		bytes int64
-		err   error
-	}
-	tmpRes := make(chan tmpPeak, 1)
-	go func() {
-		n, err := watchBwrapTmp(infoR, p.upCh, tmpDone)
-		tmpRes <- tmpPeak{n, err}
-	}()
-
+// awaitBwrap waits for bwrap to exit, killing it at the deadline (setting
+// res.TimedOut) or when ctx ends; it returns cmd.Wait's error.
+func awaitBwrap(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, res *Result) error {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	timer := time.NewTimer(r.limits.Timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var werr error
 	select {
@@ -194,13 +247,12 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	case <-ctx.Done():
 		werr = killAndWait(cmd, exited)
 	}
-	res.Duration = time.Since(start)
-	// Killing bwrap kills its pid namespace; the pipes close with the last
-	// process in it.
-	waitPumps(wait, p, 5*time.Second)
-	close(tmpDone)
-	tmp := <-tmpRes
+	return werr
+}
 
+// bwrapResult fills res from bwrap's exit and the /tmp peak, and says why
+// the run failed when the program never started or was not measured.
+func bwrapResult(ctx context.Context, r *run, res *Result, cmd *exec.Cmd, p *pipes, werr error, tmp tmpPeak) error {
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
 		return fmt.Errorf("sandbox: wait bwrap: %w", werr)

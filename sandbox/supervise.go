@@ -149,6 +149,33 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 	defer statR.Close()
 	defer statW.Close()
 
+	cmd, err := s.supervisorCommand(r, p, statW)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("sandbox: start supervisor: %w", err)
+	}
+	p.closeChildEnds()
+	statW.Close()
+	wait := p.pump(r)
+	var status []byte
+	statDone := make(chan struct{})
+	go func() {
+		status, _ = io.ReadAll(io.LimitReader(statR, 1<<16))
+		close(statDone)
+	}()
+
+	werr := awaitSupervisor(ctx, cmd, r.limits.Timeout, res)
+	res.Duration = time.Since(start)
+	waitPumps(wait, p, 5*time.Second)
+	<-statDone
+	return supervisedResult(ctx, r, res, p, werr, status)
+}
+
+// superConfigFor is the supervisor's configuration for r.
+func (s *Sandbox) superConfigFor(r *run) superConfig {
 	cfg := superConfig{
 		Argv:     r.argv,
 		Env:      append(baseEnv(r.dir, filepath.Join(r.dir, "tmp")), r.spec.Env...),
@@ -174,9 +201,16 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 			}
 		}
 	}
+	return cfg
+}
+
+// supervisorCommand is the re-exec of this binary as r's supervisor, with
+// the program's descriptors and statW for its status.
+func (s *Sandbox) supervisorCommand(r *run, p *pipes, statW *os.File) (*exec.Cmd, error) {
+	cfg := s.superConfigFor(r)
 	js, err := json.Marshal(cfg)
 	if err != nil {
-		return fmt.Errorf("sandbox: supervisor config: %w", err)
+		return nil, fmt.Errorf("sandbox: supervisor config: %w", err)
 	}
 	cmd := exec.Command(s.self, superArg, string(js))
 	cmd.Env = []string{}
@@ -187,26 +221,19 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 	// SIGTERM rather than SIGKILL when we die, so the supervisor still kills
 	// the program's tree on its way out.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	return cmd, nil
+}
 
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("sandbox: start supervisor: %w", err)
-	}
-	p.closeChildEnds()
-	statW.Close()
-	wait := p.pump(r)
-	var status []byte
-	statDone := make(chan struct{})
-	go func() {
-		status, _ = io.ReadAll(io.LimitReader(statR, 1<<16))
-		close(statDone)
-	}()
-
+// awaitSupervisor waits for the supervisor to exit. When ctx ends it asks
+// the supervisor to stop (SIGTERM), killing it 10s later; a supervisor that
+// outlives the run's timeout by 30s is killed and the run counted as timed
+// out in res. It returns cmd.Wait's error.
+func awaitSupervisor(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, res *Result) error {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	// The supervisor keeps the deadline itself; this one only catches a
 	// supervisor that is stuck.
-	backstop := time.NewTimer(r.limits.Timeout + 30*time.Second)
+	backstop := time.NewTimer(timeout + 30*time.Second)
 	defer backstop.Stop()
 	var werr error
 	select {
@@ -222,10 +249,12 @@ func (s *Sandbox) runSupervised(ctx context.Context, r *run, res *Result) error 
 		res.TimedOut = true
 		werr = killAndWait(cmd, exited)
 	}
-	res.Duration = time.Since(start)
-	waitPumps(wait, p, 5*time.Second)
-	<-statDone
+	return werr
+}
 
+// supervisedResult fills res from the supervisor's status report, and says
+// why the run failed when the supervisor or the interpreter did not work.
+func supervisedResult(ctx context.Context, r *run, res *Result, p *pipes, werr error, status []byte) error {
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
 		return fmt.Errorf("sandbox: wait supervisor: %w", werr)
@@ -274,10 +303,8 @@ func supervise(arg string) int {
 	signal.Notify(sigchld, syscall.SIGCHLD)
 
 	// Pdeathsig is bound to the thread that forks; keep this goroutine on one
-	// thread for the whole run.
+	// thread for the whole run. Every function below runs on it.
 	runtime.LockOSThread()
-	var cmd *exec.Cmd
-	var selfFile *os.File
 	var shm *memFS
 	if cfg.ShmBytes > 0 && cfg.UID >= 0 {
 		// Before the ruleset is built: its /dev/shm rule must name the
@@ -288,6 +315,50 @@ func supervise(arg string) int {
 		}
 		defer shm.close()
 	}
+	cmd, selfFile, err := programCommand(&cfg)
+	if err != nil {
+		return report(superStatus{Err: err.Error()})
+	}
+	fds, childShm := setupProgram(cmd, &cfg, selfFile)
+	if err := cmd.Start(); err != nil {
+		return report(superStatus{Err: fmt.Sprintf("start: %v", err)})
+	}
+	// Our copies would keep the pipes open after the tree is gone.
+	for _, f := range append(fds, os.Stdin, os.Stdout, os.Stderr) {
+		if f != nil {
+			f.Close()
+		}
+	}
+	sv := &supervisor{mainPID: cmd.Process.Pid, shm: shm, sigchld: sigchld, stop: stop, st: superStatus{Exit: -1}}
+
+	// Every kill happens on this goroutine, which is locked to the thread
+	// that forked the program. go-landlock restricts each thread with its
+	// own landlock_restrict_self, so each thread of ours is a separate
+	// domain; with signal scoping only the forking thread's domain (the
+	// program's) may signal the program. The loop sleeps on SIGCHLD, the
+	// deadline and stop requests, and reaps with WNOHANG.
+	timer := time.NewTimer(cfg.Timeout)
+	defer timer.Stop()
+	// The private /dev/shm is sampled while the program runs (nil channel:
+	// no tick without one). The exec stage's is found once it is mounted.
+	var tick <-chan time.Time
+	sv.hostShm = hostShmDev()
+	if shm != nil || childShm {
+		t := time.NewTicker(memSampleEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	sv.loop(tick, timer.C)
+	if sv.openedChildShm {
+		defer sv.shm.close()
+	}
+	return report(sv.finish())
+}
+
+// programCommand is the command the supervisor starts: the program itself,
+// or the exec stage that restricts itself first. selfFile is this binary,
+// opened for the exec stage (nil otherwise).
+func programCommand(cfg *superConfig) (cmd *exec.Cmd, selfFile *os.File, err error) {
 	switch {
 	case cfg.Restrict && cfg.UID >= 0:
 		// As root the supervisor restricts itself and starts python
@@ -299,7 +370,7 @@ func supervise(arg string) int {
 		// safe here because the program runs under another uid: it can
 		// neither signal nor trace the supervisor.
 		if err := restrict(cfg.Rules); err != nil {
-			return report(superStatus{Err: fmt.Sprintf("restrict: %v", err)})
+			return nil, nil, fmt.Errorf("restrict: %v", err)
 		}
 		cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	case cfg.Restrict:
@@ -312,27 +383,35 @@ func supervise(arg string) int {
 		// needs only its execute bit.
 		self, err := os.Executable()
 		if err != nil {
-			return report(superStatus{Err: fmt.Sprintf("own executable: %v", err)})
+			return nil, nil, fmt.Errorf("own executable: %v", err)
 		}
 		if selfFile, err = os.Open(self); err != nil {
-			return report(superStatus{Err: fmt.Sprintf("open own executable: %v", err)})
+			return nil, nil, fmt.Errorf("open own executable: %v", err)
 		}
 		rules, _ := json.Marshal(cfg.Rules)
 		cmd = exec.Command(fmt.Sprintf("/proc/self/fd/%d", selfFD), execArg, string(rules))
 	default:
 		cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	}
+	return cmd, selfFile, nil
+}
+
+// setupProgram sets cmd's environment, descriptors, session, namespaces and
+// credentials. It returns the descriptors passed on (for the supervisor to
+// close once the program has started) and whether the exec stage mounts a
+// /dev/shm of its own.
+func setupProgram(cmd *exec.Cmd, cfg *superConfig, selfFile *os.File) (fds []*os.File, childShm bool) {
 	cmd.Env = cfg.Env
 	cmd.Dir = cfg.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	fds := []*os.File{os.NewFile(3, "markers"), os.NewFile(4, "started"), nil, selfFile}
+	fds = []*os.File{os.NewFile(3, "markers"), os.NewFile(4, "started"), nil, selfFile}
 	if cfg.HasData {
 		fds[2] = os.NewFile(dataFDNum, "data")
 	}
 	cmd.ExtraFiles = fds
 	// A new session: no controlling terminal to inject input into.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	childShm := cfg.Restrict && cfg.UID < 0 && cfg.Rules.ShmBytes > 0
+	childShm = cfg.Restrict && cfg.UID < 0 && cfg.Rules.ShmBytes > 0
 	if childShm {
 		// Without root, the exec stage gets a user namespace (our uid and
 		// gid mapped to themselves, so the program sees its own) and a
@@ -347,103 +426,108 @@ func supervise(arg string) int {
 	if cfg.UID >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.UID), Groups: []uint32{}}
 	}
-	if err := cmd.Start(); err != nil {
-		return report(superStatus{Err: fmt.Sprintf("start: %v", err)})
-	}
-	// Our copies would keep the pipes open after the tree is gone.
-	for _, f := range append(fds, os.Stdin, os.Stdout, os.Stderr) {
-		if f != nil {
-			f.Close()
-		}
-	}
-	mainPID := cmd.Process.Pid
+	return fds, childShm
+}
 
-	// Every kill happens on this goroutine, which is locked to the thread
-	// that forked the program. go-landlock restricts each thread with its
-	// own landlock_restrict_self, so each thread of ours is a separate
-	// domain; with signal scoping only the forking thread's domain (the
-	// program's) may signal the program. The loop sleeps on SIGCHLD, the
-	// deadline and stop requests, and reaps with WNOHANG.
-	timer := time.NewTimer(cfg.Timeout)
-	defer timer.Stop()
-	// The private /dev/shm is sampled while the program runs (nil channel:
-	// no tick without one). The exec stage's is found once it is mounted.
-	var tick <-chan time.Time
-	hostShm := hostShmDev()
-	if shm != nil || childShm {
-		t := time.NewTicker(memSampleEvery)
-		defer t.Stop()
-		tick = t.C
-	}
-	st := superStatus{Exit: -1}
-	mainDone, killing := false, false
-	// reap collects every child that has ended; true when none is left.
-	reap := func() bool {
-		for {
-			var ws unix.WaitStatus
-			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			switch {
-			case errors.Is(err, unix.EINTR):
-			case errors.Is(err, unix.ECHILD):
-				return true
-			case err != nil:
-				st.Err = fmt.Sprintf("wait: %v", err)
-				return true
-			case pid == 0:
-				return false
-			case pid == mainPID:
-				mainDone = true
-				if ws.Signaled() {
-					st.Exit, st.Signal = 128+int(ws.Signal()), unix.SignalName(ws.Signal())
-				} else {
-					st.Exit = ws.ExitStatus()
-				}
+// supervisor is the state of supervise's wait loop, which runs on the
+// thread that forked the program.
+type supervisor struct {
+	mainPID int
+	// shm is the /dev/shm being measured: the private one, or the exec
+	// stage's once found (openedChildShm: supervise must close it).
+	shm            *memFS
+	openedChildShm bool
+	hostShm        uint64
+	sigchld, stop  <-chan os.Signal
+	st             superStatus
+	// mainDone: the program has exited; killing: the run is being stopped.
+	mainDone, killing bool
+}
+
+// reap collects every child that has ended; true when none is left.
+func (sv *supervisor) reap() bool {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+		case errors.Is(err, unix.ECHILD):
+			return true
+		case err != nil:
+			sv.st.Err = fmt.Sprintf("wait: %v", err)
+			return true
+		case pid == 0:
+			return false
+		case pid == sv.mainPID:
+			sv.mainDone = true
+			if ws.Signaled() {
+				sv.st.Exit, sv.st.Signal = 128+int(ws.Signal()), unix.SignalName(ws.Signal())
+			} else {
+				sv.st.Exit = ws.ExitStatus()
 			}
 		}
 	}
-	for !reap() {
-		if mainDone || killing {
+}
+
+// loop reaps until no child is left, killing the tree once the program has
+// ended, at the deadline or on a stop request, and sampling /dev/shm on
+// tick.
+func (sv *supervisor) loop(tick, deadline <-chan time.Time) {
+	for !sv.reap() {
+		if sv.mainDone || sv.killing {
 			// Leftovers of a program that ended, or a run being stopped:
 			// kill them, then poll (orphans are handed to us as they die).
 			killDescendants()
 			select {
-			case <-sigchld:
+			case <-sv.sigchld:
 			case <-time.After(2 * time.Millisecond):
 			}
 			continue
 		}
 		select {
-		case <-sigchld:
+		case <-sv.sigchld:
 		case <-tick:
-			if shm == nil {
-				var err error
-				if shm, err = openChildShm(mainPID, hostShm); err != nil && !hasEnded(mainPID) {
-					st.Err = fmt.Sprintf("measure the private /dev/shm: %v", err)
-					killing = true
-				}
-				if shm != nil {
-					defer shm.close()
-				}
-			}
-			if shm != nil {
-				shm.sample()
-			}
-		case <-timer.C:
-			st.TimedOut, killing = true, true
-		case <-stop:
-			killing = true
+			sv.sampleShm()
+		case <-deadline:
+			sv.st.TimedOut, sv.killing = true, true
+		case <-sv.stop:
+			sv.killing = true
 		}
 	}
+}
+
+// sampleShm samples the /dev/shm being measured, first finding the exec
+// stage's if there is none yet; failing to find it while the program runs
+// stops the run.
+func (sv *supervisor) sampleShm() {
+	if sv.shm == nil {
+		var err error
+		if sv.shm, err = openChildShm(sv.mainPID, sv.hostShm); err != nil && !hasEnded(sv.mainPID) {
+			sv.st.Err = fmt.Sprintf("measure the private /dev/shm: %v", err)
+			sv.killing = true
+		}
+		if sv.shm != nil {
+			sv.openedChildShm = true
+		}
+	}
+	if sv.shm != nil {
+		sv.shm.sample()
+	}
+}
+
+// finish completes the status: the children's peak RSS and the /dev/shm
+// peak.
+func (sv *supervisor) finish() superStatus {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
-		st.MaxRSS = ru.Maxrss * 1024
+		sv.st.MaxRSS = ru.Maxrss * 1024
 	}
-	if shm != nil {
+	if sv.shm != nil {
 		// Files the program left count too.
-		shm.sample()
-		st.ShmPeak = shm.Peak()
+		sv.shm.sample()
+		sv.st.ShmPeak = sv.shm.Peak()
 	}
-	return report(st)
+	return sv.st
 }
 
 // hasEnded reports whether child pid has exited (without reaping it): its

@@ -406,8 +406,46 @@ func render(ds *dataset, desc *template.Template) (*rendered, error) {
 	if len(ds.examples) == 0 {
 		return nil, fmt.Errorf("%s: no examples", ds.name)
 	}
+	ids, trainIdx, testIdx := splitRows(ds)
+	out := files{}
+	t, err := makeTables(ds, ids, trainIdx, testIdx, out)
+	if err != nil {
+		return nil, err
+	}
+	submitCols := ds.target
+	if ds.metric == "log_loss" {
+		submitCols = ds.classes
+	}
+	idHeader := []string{ds.idColumn}
+	for _, f := range []struct {
+		path   string
+		header []string
+		rows   [][]string
+	}{
+		{"public/train.csv", concat(idHeader, ds.features, ds.target), t.train},
+		{"public/test.csv", concat(idHeader, ds.features), t.test},
+		{"public/sample_submission.csv", concat(idHeader, submitCols), t.sample},
+		{"private/answers.csv", concat(idHeader, submitCols), t.answers},
+	} {
+		b, err := encodeCSV(f.header, f.rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", ds.name, f.path, err)
+		}
+		out[f.path] = b
+	}
+	out["task.yaml"] = taskYAML(ds, submitCols)
+	d, err := describe(ds, desc, out, t)
+	if err != nil {
+		return nil, err
+	}
+	out["description.md"] = d
+	return &rendered{files: out, train: len(t.train), test: len(t.test)}, nil
+}
+
+// splitRows splits ds into train and test and returns every example's id
+// and the train and test examples' indices, each in id order.
+func splitRows(ds *dataset) (ids, trainIdx, testIdx []int) {
 	test, ids := split(ds)
-	var trainIdx, testIdx []int
 	for i := range ds.examples {
 		if test[i] {
 			testIdx = append(testIdx, i)
@@ -418,8 +456,17 @@ func render(ds *dataset, desc *template.Template) (*rendered, error) {
 	byID := func(a, b int) int { return ids[a] - ids[b] }
 	slices.SortFunc(trainIdx, byID)
 	slices.SortFunc(testIdx, byID)
+	return ids, trainIdx, testIdx
+}
 
-	out := files{}
+// tables are the rows of a task's CSV files, without their headers.
+type tables struct {
+	train, test, answers, sample [][]string
+}
+
+// makeTables makes the rows of the task's CSV files; image examples' PNGs
+// go into out under public/images/.
+func makeTables(ds *dataset, ids, trainIdx, testIdx []int, out files) (tables, error) {
 	row := func(i int) []string {
 		id := strconv.Itoa(ids[i])
 		e := ds.examples[i]
@@ -431,65 +478,45 @@ func render(ds *dataset, desc *template.Template) (*rendered, error) {
 		return append([]string{id}, e.features...)
 	}
 
-	var trainRows, testRows, answerRows [][]string
+	var t tables
 	for _, i := range trainIdx {
-		trainRows = append(trainRows, append(row(i), ds.examples[i].target...))
+		t.train = append(t.train, append(row(i), ds.examples[i].target...))
 	}
 	for _, i := range testIdx {
-		testRows = append(testRows, row(i))
-	}
-	submitCols := ds.target
-	if ds.metric == "log_loss" {
-		submitCols = ds.classes
+		t.test = append(t.test, row(i))
 	}
 	for _, i := range testIdx {
 		ans := ds.examples[i].target
 		if ds.metric == "log_loss" {
 			ans = oneHot(ds.classes, ans[0])
 		}
-		answerRows = append(answerRows, append([]string{strconv.Itoa(ids[i])}, ans...))
+		t.answers = append(t.answers, append([]string{strconv.Itoa(ids[i])}, ans...))
 	}
 	guess, err := sampleGuess(ds, trainIdx)
 	if err != nil {
-		return nil, err
+		return tables{}, err
 	}
-	var sampleRows [][]string
 	for _, i := range testIdx {
-		sampleRows = append(sampleRows, append([]string{strconv.Itoa(ids[i])}, guess...))
+		t.sample = append(t.sample, append([]string{strconv.Itoa(ids[i])}, guess...))
 	}
+	return t, nil
+}
 
-	idHeader := []string{ds.idColumn}
-	for _, f := range []struct {
-		path   string
-		header []string
-		rows   [][]string
-	}{
-		{"public/train.csv", concat(idHeader, ds.features, ds.target), trainRows},
-		{"public/test.csv", concat(idHeader, ds.features), testRows},
-		{"public/sample_submission.csv", concat(idHeader, submitCols), sampleRows},
-		{"private/answers.csv", concat(idHeader, submitCols), answerRows},
-	} {
-		b, err := encodeCSV(f.header, f.rows)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", ds.name, f.path, err)
-		}
-		out[f.path] = b
-	}
-	out["task.yaml"] = taskYAML(ds, submitCols)
-
+// describe renders description.md, which quotes the start of the sample
+// submission in out.
+func describe(ds *dataset, desc *template.Template, out files, t tables) ([]byte, error) {
 	var d bytes.Buffer
 	sampleLines := strings.SplitAfterN(string(out["public/sample_submission.csv"]), "\n", 4)
-	err = desc.Execute(&d, map[string]any{
-		"TrainRows":        len(trainRows),
-		"TestRows":         len(testRows),
+	err := desc.Execute(&d, map[string]any{
+		"TrainRows":        len(t.train),
+		"TestRows":         len(t.test),
 		"Classes":          ds.classes,
 		"SampleSubmission": strings.Join(sampleLines[:min(3, len(sampleLines))], ""),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: description: %w", ds.name, err)
 	}
-	out["description.md"] = d.Bytes()
-	return &rendered{files: out, train: len(trainRows), test: len(testRows)}, nil
+	return d.Bytes(), nil
 }
 
 func concat(parts ...[]string) []string { return slices.Concat(parts...) }

@@ -87,25 +87,7 @@ func TestTaskStructure(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw, err := fs.ReadFile(task, "task.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var y taskYAMLFile
-			dec := yaml.NewDecoder(bytes.NewReader(raw))
-			dec.KnownFields(true)
-			if err := dec.Decode(&y); err != nil {
-				t.Fatalf("task.yaml: %v", err)
-			}
-			if y.Name != tt.name || y.Metric != tt.metric || y.Source == "" || y.IDColumn == "" {
-				t.Fatalf("task.yaml = %+v", y)
-			}
-			for _, f := range []string{"description.md", "public/train.csv", "public/test.csv", "public/sample_submission.csv", "private/answers.csv"} {
-				if _, err := fs.Stat(task, f); err != nil {
-					t.Fatalf("missing %s: %v", f, err)
-				}
-			}
-
+			y := checkTaskYAML(t, task, tt.name, tt.metric)
 			train := readCSV(t, task, "public/train.csv")
 			test := readCSV(t, task, "public/test.csv")
 			sample := readCSV(t, task, "public/sample_submission.csv")
@@ -114,35 +96,8 @@ func TestTaskStructure(t *testing.T) {
 			if len(train.rows)+len(test.rows) != tt.total || len(test.rows) != tt.test {
 				t.Errorf("%d train + %d test rows, want %d total with %d test", len(train.rows), len(test.rows), tt.total, tt.test)
 			}
-			submission := append([]string{y.IDColumn}, y.TargetColumns...)
-			if !slices.Equal(answers.header, submission) || !slices.Equal(sample.header, submission) {
-				t.Errorf("answers %v / sample %v headers, want %v", answers.header, sample.header, submission)
-			}
-			if test.header[0] != y.IDColumn || train.header[0] != y.IDColumn {
-				t.Errorf("id column %q is not first in train %v / test %v", y.IDColumn, train.header[:1], test.header[:1])
-			}
-			// test.csv is train.csv minus the targets.
-			targets := train.header[len(test.header):]
-			if !slices.Equal(train.header[:len(test.header)], test.header) || !slices.Contains(targets, tt.trainLabel) {
-				t.Errorf("train header %v is not test header %v plus targets", train.header, test.header)
-			}
-			for _, c := range append(slices.Clone(targets), y.TargetColumns...) {
-				if slices.Contains(test.header, c) {
-					t.Errorf("test.csv has target column %q", c)
-				}
-			}
-
-			testIDs := test.column(t, y.IDColumn)
-			if !slices.Equal(answers.column(t, y.IDColumn), testIDs) || !slices.Equal(sample.column(t, y.IDColumn), testIDs) {
-				t.Errorf("answers, sample submission and test.csv list different ids")
-			}
-			seen := map[string]bool{}
-			for _, id := range append(train.column(t, y.IDColumn), testIDs...) {
-				if _, err := strconv.Atoi(id); err != nil || seen[id] {
-					t.Fatalf("id %q is not a unique integer", id)
-				}
-				seen[id] = true
-			}
+			checkHeaders(t, y, tt.trainLabel, train, test, sample, answers)
+			checkIDs(t, y, train, test, sample, answers)
 
 			labels := train.column(t, tt.trainLabel)
 			checkAnswers(t, y, tt.metric, tt.classes, labels, answers, sample)
@@ -153,6 +108,72 @@ func TestTaskStructure(t *testing.T) {
 				checkImages(t, task, train, test)
 			}
 		})
+	}
+}
+
+// checkTaskYAML decodes the task's task.yaml strictly, checks its name,
+// metric, source and id column, and that the task's files are all there.
+func checkTaskYAML(t *testing.T, task fs.FS, name, metric string) taskYAMLFile {
+	t.Helper()
+	raw, err := fs.ReadFile(task, "task.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y taskYAMLFile
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&y); err != nil {
+		t.Fatalf("task.yaml: %v", err)
+	}
+	if y.Name != name || y.Metric != metric || y.Source == "" || y.IDColumn == "" {
+		t.Fatalf("task.yaml = %+v", y)
+	}
+	for _, f := range []string{"description.md", "public/train.csv", "public/test.csv", "public/sample_submission.csv", "private/answers.csv"} {
+		if _, err := fs.Stat(task, f); err != nil {
+			t.Fatalf("missing %s: %v", f, err)
+		}
+	}
+	return y
+}
+
+// checkHeaders checks the CSV headers: answers and sample are the id and
+// the target columns, the id comes first, and test.csv is train.csv minus
+// the targets (trainLabel among them).
+func checkHeaders(t *testing.T, y taskYAMLFile, trainLabel string, train, test, sample, answers csvFile) {
+	t.Helper()
+	submission := append([]string{y.IDColumn}, y.TargetColumns...)
+	if !slices.Equal(answers.header, submission) || !slices.Equal(sample.header, submission) {
+		t.Errorf("answers %v / sample %v headers, want %v", answers.header, sample.header, submission)
+	}
+	if test.header[0] != y.IDColumn || train.header[0] != y.IDColumn {
+		t.Errorf("id column %q is not first in train %v / test %v", y.IDColumn, train.header[:1], test.header[:1])
+	}
+	// test.csv is train.csv minus the targets.
+	targets := train.header[len(test.header):]
+	if !slices.Equal(train.header[:len(test.header)], test.header) || !slices.Contains(targets, trainLabel) {
+		t.Errorf("train header %v is not test header %v plus targets", train.header, test.header)
+	}
+	for _, c := range append(slices.Clone(targets), y.TargetColumns...) {
+		if slices.Contains(test.header, c) {
+			t.Errorf("test.csv has target column %q", c)
+		}
+	}
+}
+
+// checkIDs checks that test, answers and sample list the same ids, and
+// that every id is a unique integer.
+func checkIDs(t *testing.T, y taskYAMLFile, train, test, sample, answers csvFile) {
+	t.Helper()
+	testIDs := test.column(t, y.IDColumn)
+	if !slices.Equal(answers.column(t, y.IDColumn), testIDs) || !slices.Equal(sample.column(t, y.IDColumn), testIDs) {
+		t.Errorf("answers, sample submission and test.csv list different ids")
+	}
+	seen := map[string]bool{}
+	for _, id := range append(train.column(t, y.IDColumn), testIDs...) {
+		if _, err := strconv.Atoi(id); err != nil || seen[id] {
+			t.Fatalf("id %q is not a unique integer", id)
+		}
+		seen[id] = true
 	}
 }
 
@@ -172,49 +193,13 @@ func answerLabels(t *testing.T, y taskYAMLFile, answers csvFile) []string {
 	return out
 }
 
+// checkAnswers checks the answers and sample submission values against the
+// metric and the train labels.
 func checkAnswers(t *testing.T, y taskYAMLFile, metric string, classes int, trainLabels []string, answers, sample csvFile) {
 	t.Helper()
-	num := func(s string) float64 {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			t.Fatalf("value %q is not a finite number", s)
-		}
-		return v
-	}
 	switch metric {
 	case "log_loss":
-		if len(y.TargetColumns) != classes {
-			t.Fatalf("%d class columns, want %d", len(y.TargetColumns), classes)
-		}
-		for _, l := range trainLabels {
-			if !slices.Contains(y.TargetColumns, l) {
-				t.Fatalf("train label %q is not a class column %v", l, y.TargetColumns)
-			}
-		}
-		for _, r := range answers.rows {
-			ones := 0
-			for _, v := range r[1:] {
-				switch v {
-				case "1":
-					ones++
-				case "0":
-				default:
-					t.Fatalf("answer value %q is not 0/1", v)
-				}
-			}
-			if ones != 1 {
-				t.Fatalf("answer row %v is not one-hot", r)
-			}
-		}
-		for _, r := range sample.rows {
-			sum := 0.0
-			for _, v := range r[1:] {
-				sum += num(v)
-			}
-			if math.Abs(sum-1) > 1e-9 {
-				t.Fatalf("sample row sums to %v", sum)
-			}
-		}
+		checkLogLossAnswers(t, y, classes, trainLabels, answers, sample)
 	case "auc":
 		for _, r := range answers.rows {
 			if r[1] != "0" && r[1] != "1" {
@@ -227,29 +212,84 @@ func checkAnswers(t *testing.T, y taskYAMLFile, metric string, classes int, trai
 			}
 		}
 	case "accuracy", "qwk":
-		set := map[string]bool{}
-		for _, l := range trainLabels {
-			set[l] = true
-		}
-		if len(set) != classes {
-			t.Fatalf("%d distinct train labels, want %d", len(set), classes)
-		}
-		for _, r := range append(slices.Clone(answers.rows), sample.rows...) {
-			if !set[r[1]] {
-				t.Fatalf("label %q in answers or sample is not a train label", r[1])
-			}
-			if metric == "qwk" {
-				if k, err := strconv.Atoi(r[1]); err != nil || k < 0 || k > 3 {
-					t.Fatalf("qwk label %q is not an integer 0..3", r[1])
-				}
-			}
-		}
+		checkClassAnswers(t, metric, classes, trainLabels, answers, sample)
 	case "rmsle", "mean_column_rmse":
 		for _, r := range append(slices.Clone(answers.rows), sample.rows...) {
 			for _, v := range r[1:] {
-				if x := num(v); metric == "rmsle" && x <= -1 {
+				if x := finiteNumber(t, v); metric == "rmsle" && x <= -1 {
 					t.Fatalf("rmsle value %v <= -1", x)
 				}
+			}
+		}
+	}
+}
+
+// finiteNumber parses s, failing the test unless it is a finite number.
+func finiteNumber(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		t.Fatalf("value %q is not a finite number", s)
+	}
+	return v
+}
+
+// checkLogLossAnswers checks a log-loss task: one class column per class,
+// train labels among them, one-hot answers, sample rows summing to 1.
+func checkLogLossAnswers(t *testing.T, y taskYAMLFile, classes int, trainLabels []string, answers, sample csvFile) {
+	t.Helper()
+	if len(y.TargetColumns) != classes {
+		t.Fatalf("%d class columns, want %d", len(y.TargetColumns), classes)
+	}
+	for _, l := range trainLabels {
+		if !slices.Contains(y.TargetColumns, l) {
+			t.Fatalf("train label %q is not a class column %v", l, y.TargetColumns)
+		}
+	}
+	for _, r := range answers.rows {
+		ones := 0
+		for _, v := range r[1:] {
+			switch v {
+			case "1":
+				ones++
+			case "0":
+			default:
+				t.Fatalf("answer value %q is not 0/1", v)
+			}
+		}
+		if ones != 1 {
+			t.Fatalf("answer row %v is not one-hot", r)
+		}
+	}
+	for _, r := range sample.rows {
+		sum := 0.0
+		for _, v := range r[1:] {
+			sum += finiteNumber(t, v)
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Fatalf("sample row sums to %v", sum)
+		}
+	}
+}
+
+// checkClassAnswers checks an accuracy or qwk task: classes distinct train
+// labels, answers and sample drawn from them (qwk: integers 0..3).
+func checkClassAnswers(t *testing.T, metric string, classes int, trainLabels []string, answers, sample csvFile) {
+	t.Helper()
+	set := map[string]bool{}
+	for _, l := range trainLabels {
+		set[l] = true
+	}
+	if len(set) != classes {
+		t.Fatalf("%d distinct train labels, want %d", len(set), classes)
+	}
+	for _, r := range append(slices.Clone(answers.rows), sample.rows...) {
+		if !set[r[1]] {
+			t.Fatalf("label %q in answers or sample is not a train label", r[1])
+		}
+		if metric == "qwk" {
+			if k, err := strconv.Atoi(r[1]); err != nil || k < 0 || k > 3 {
+				t.Fatalf("qwk label %q is not an integer 0..3", r[1])
 			}
 		}
 	}

@@ -76,6 +76,9 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// TestImportMLEBench imports two competitions from a fake MLE-bench
+// checkout, checks the files, that the imported folder loads, checks and
+// grades as a task, and that importing over it is refused.
 func TestImportMLEBench(t *testing.T) {
 	repo, data := fakeMLEBench(t)
 	out := filepath.Join(t.TempDir(), "tasks")
@@ -85,6 +88,20 @@ func TestImportMLEBench(t *testing.T) {
 		t.Fatalf("import: exit %d: %s", code, stderr)
 	}
 
+	spooky := filepath.Join(out, "spooky-author-identification")
+	checkImportedFiles(t, repo, data, out)
+	checkImportedGrading(t, spooky)
+
+	// Importing over an existing folder is refused.
+	if code, _, stderr := runCmd(t, "tasks", "import-mlebench", "--repo", repo, "--data", data, "--out", out, "random-acts-of-pizza"); code != 2 || !strings.Contains(stderr, "already exists") {
+		t.Errorf("re-import: exit %d: %s", code, stderr)
+	}
+}
+
+// checkImportedFiles checks the imported task.yaml and that the data were
+// linked or copied unchanged from the fake MLE-bench repo and data.
+func checkImportedFiles(t *testing.T, repo, data, out string) {
+	t.Helper()
 	spooky := filepath.Join(out, "spooky-author-identification")
 	yaml, err := os.ReadFile(filepath.Join(spooky, "task.yaml"))
 	if err != nil {
@@ -112,7 +129,12 @@ func TestImportMLEBench(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(spooky, "private", "test.csv")); err == nil {
 		t.Error("private files other than the answers were imported")
 	}
+}
 
+// checkImportedGrading checks that the imported folder spooky loads,
+// passes tasks check, and grades a valid and an invalid submission.
+func checkImportedGrading(t *testing.T, spooky string) {
+	t.Helper()
 	// The folder is a task: it loads (as train does), checks and grades.
 	if _, err := loadTask(spooky); err != nil {
 		t.Fatalf("loadTask: %v", err)
@@ -153,11 +175,6 @@ func TestImportMLEBench(t *testing.T) {
 	code, stdout, _ = runCmd(t, "grade", "--task", spooky, "--submission", sub, "--json")
 	if code != 2 || !strings.Contains(stdout, `"valid":false`) || !strings.Contains(stdout, `"medal":null`) {
 		t.Errorf("invalid submission: exit %d, %s", code, stdout)
-	}
-
-	// Importing over an existing folder is refused.
-	if code, _, stderr := runCmd(t, "tasks", "import-mlebench", "--repo", repo, "--data", data, "--out", out, "random-acts-of-pizza"); code != 2 || !strings.Contains(stderr, "already exists") {
-		t.Errorf("re-import: exit %d: %s", code, stderr)
 	}
 }
 

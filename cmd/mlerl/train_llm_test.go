@@ -161,6 +161,20 @@ func TestTrainLLM(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train exit %d:\n%s", code, stderr.String())
 	}
+	checkLLMRunFolder(t, dir, ts.URL)
+	byID, used := checkLLMEpisodes(t, dir)
+	rolls := checkLLMRollouts(t, dir, byID, used)
+	checkLLMRequests(t, srv)
+
+	t.Run("resume", func(t *testing.T) { testTrainLLMResume(t, dir, len(rolls)) })
+	t.Run("no-learn", func(t *testing.T) { testTrainLLMNoLearn(t, taskDir, ts.URL) })
+}
+
+// checkLLMRunFolder checks the run folder's files, that best/ holds the
+// AUC-1 program, and that run.json keeps the llm settings (serverURL: the
+// fake server's) for --resume.
+func checkLLMRunFolder(t *testing.T, dir, serverURL string) {
+	t.Helper()
 	for _, f := range []string{"episodes.jsonl", "metrics.jsonl", "summary.json", "report.html", "run.json",
 		"best/solution.py", "best/submission.csv", "best/result.json", rolloutsFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -173,11 +187,17 @@ func TestTrainLLM(t *testing.T) {
 	}
 	var rc runConfig
 	raw, _ := os.ReadFile(filepath.Join(dir, "run.json"))
-	if err := json.Unmarshal(raw, &rc); err != nil || rc.LLMURL != ts.URL+"/v1" || rc.LLMModel != "tiny-policy" ||
+	if err := json.Unmarshal(raw, &rc); err != nil || rc.LLMURL != serverURL+"/v1" || rc.LLMModel != "tiny-policy" ||
 		rc.MaxTokens != 1024 || rc.InstrumenterModel != "frozen-instrumenter" {
 		t.Errorf("run.json does not keep the llm settings for --resume: %s (%v)", raw, err)
 	}
+}
 
+// checkLLMEpisodes checks episodes.jsonl holds valid, failed and used
+// episodes, failures penalised and valid ones LM-instrumented. It returns
+// the episodes by id and the number used in updates.
+func checkLLMEpisodes(t *testing.T, dir string) (map[string]episodeLine, int) {
+	t.Helper()
 	eps, _, err := runfolder.ReadJSONL[episodeLine](filepath.Join(dir, "episodes.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +226,14 @@ func TestTrainLLM(t *testing.T) {
 	if valid == 0 || failures == 0 || used == 0 {
 		t.Fatalf("want valid, failed and used episodes; got %d, %d, %d", valid, failures, used)
 	}
+	return byID, used
+}
 
+// checkLLMRollouts checks rollouts.jsonl: one rollout per episode used in
+// an update, agreeing with its episode, with token logprobs and the prompt
+// sent, from more than one policy version.
+func checkLLMRollouts(t *testing.T, dir string, byID map[string]episodeLine, used int) []llm.Rollout {
+	t.Helper()
 	rolls, torn, err := runfolder.ReadJSONL[llm.Rollout](filepath.Join(dir, rolloutsFile))
 	if err != nil || torn {
 		t.Fatalf("rollouts.jsonl: torn %v, %v", torn, err)
@@ -236,7 +263,14 @@ func TestTrainLLM(t *testing.T) {
 	if len(versions) < 2 {
 		t.Errorf("rollouts come from policy versions %v; updates should bump the version", versions)
 	}
+	return rolls
+}
 
+// checkLLMRequests checks what the fake server was sent: improve prompts
+// carrying the previous program and its output, instrumenter requests, and
+// the API key as the only Authorization header.
+func checkLLMRequests(t *testing.T, srv *policyServer) {
+	t.Helper()
 	srv.mu.Lock()
 	users, auth, instrum := srv.users, srv.auth, srv.instrum
 	srv.mu.Unlock()
@@ -256,54 +290,58 @@ func TestTrainLLM(t *testing.T) {
 	if improves == 0 || instrum == 0 || !auth["Bearer test-key"] || len(auth) != 1 {
 		t.Errorf("improve prompts %d, instrumenter requests %d, Authorization headers %v", improves, instrum, auth)
 	}
+}
 
-	t.Run("resume", func(t *testing.T) {
-		var stderr bytes.Buffer
-		if code := run(context.Background(), []string{"train", "--resume", dir, "--budget", "20s"}, io.Discard, &stderr); code != 0 {
-			t.Fatalf("train --resume exit %d:\n%s", code, stderr.String())
+// testTrainLLMResume resumes the run in dir (which had nBefore rollouts)
+// and checks rollouts.jsonl still holds one rollout per used episode.
+func testTrainLLMResume(t *testing.T, dir string, nBefore int) {
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"train", "--resume", dir, "--budget", "20s"}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("train --resume exit %d:\n%s", code, stderr.String())
+	}
+	eps, _, _ := runfolder.ReadJSONL[episodeLine](filepath.Join(dir, "episodes.jsonl"))
+	rolls2, _, err := runfolder.ReadJSONL[llm.Rollout](filepath.Join(dir, rolloutsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, e := range eps {
+		if e.Advantage != nil && !e.Dropped {
+			used[e.Episode] = true
 		}
-		eps, _, _ := runfolder.ReadJSONL[episodeLine](filepath.Join(dir, "episodes.jsonl"))
-		rolls2, _, err := runfolder.ReadJSONL[llm.Rollout](filepath.Join(dir, rolloutsFile))
-		if err != nil {
-			t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rolls2 {
+		if seen[r.Episode] || !used[r.Episode] {
+			t.Errorf("rollout for episode %q: twice %v, used in an update %v", r.Episode, seen[r.Episode], used[r.Episode])
 		}
-		used := map[string]bool{}
-		for _, e := range eps {
-			if e.Advantage != nil && !e.Dropped {
-				used[e.Episode] = true
-			}
-		}
-		seen := map[string]bool{}
-		for _, r := range rolls2 {
-			if seen[r.Episode] || !used[r.Episode] {
-				t.Errorf("rollout for episode %q: twice %v, used in an update %v", r.Episode, seen[r.Episode], used[r.Episode])
-			}
-			seen[r.Episode] = true
-		}
-		if len(rolls2) <= len(rolls) || len(rolls2) != len(used) {
-			t.Errorf("after resume: %d rollouts (%d before), %d episodes used", len(rolls2), len(rolls), len(used))
-		}
-		t.Logf("after resume: %d rollouts, one per used episode", len(rolls2))
-	})
+		seen[r.Episode] = true
+	}
+	if len(rolls2) <= nBefore || len(rolls2) != len(used) {
+		t.Errorf("after resume: %d rollouts (%d before), %d episodes used", len(rolls2), nBefore, len(used))
+	}
+	t.Logf("after resume: %d rollouts, one per used episode", len(rolls2))
+}
 
-	t.Run("no-learn", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "run")
-		var stderr bytes.Buffer
-		code := run(context.Background(), []string{"train", "--task", taskDir, "--out", dir,
-			"--policy", "llm", "--llm-url", ts.URL, "--llm-model", "tiny-policy", "--no-learn",
-			"--budget", "8s", "--workers", "2", "--batch", "2"}, io.Discard, &stderr)
-		if code != 0 {
-			t.Fatalf("train --no-learn exit %d:\n%s", code, stderr.String())
+// testTrainLLMNoLearn runs the prompting baseline (--no-learn) on taskDir
+// against the fake server and checks every episode is from version 0.
+func testTrainLLMNoLearn(t *testing.T, taskDir, serverURL string) {
+	dir := filepath.Join(t.TempDir(), "run")
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"train", "--task", taskDir, "--out", dir,
+		"--policy", "llm", "--llm-url", serverURL, "--llm-model", "tiny-policy", "--no-learn",
+		"--budget", "8s", "--workers", "2", "--batch", "2"}, io.Discard, &stderr)
+	if code != 0 {
+		t.Fatalf("train --no-learn exit %d:\n%s", code, stderr.String())
+	}
+	eps, _, err := runfolder.ReadJSONL[episodeLine](filepath.Join(dir, "episodes.jsonl"))
+	if err != nil || len(eps) == 0 {
+		t.Fatalf("episodes: %d, %v", len(eps), err)
+	}
+	for _, e := range eps {
+		if e.PolicyVersion != 0 {
+			t.Fatalf("episode %s from policy version %d under --no-learn", e.Episode, e.PolicyVersion)
 		}
-		eps, _, err := runfolder.ReadJSONL[episodeLine](filepath.Join(dir, "episodes.jsonl"))
-		if err != nil || len(eps) == 0 {
-			t.Fatalf("episodes: %d, %v", len(eps), err)
-		}
-		for _, e := range eps {
-			if e.PolicyVersion != 0 {
-				t.Fatalf("episode %s from policy version %d under --no-learn", e.Episode, e.PolicyVersion)
-			}
-		}
-		t.Logf("--no-learn: %d episodes, all from policy version 0", len(eps))
-	})
+	}
+	t.Logf("--no-learn: %d episodes, all from policy version 0", len(eps))
 }

@@ -149,14 +149,24 @@ func TestReplyShapes(t *testing.T) {
 
 // TestTransport: retries, timeouts, backoff and what is not retried.
 func TestTransport(t *testing.T) {
-	cases := []struct {
-		name      string
-		script    func(w http.ResponseWriter, r *http.Request, i int, req chatRequest) bool
-		timeout   time.Duration
-		wantErr   string // "" means success
-		wantReqs  int
-		minElapse time.Duration
-	}{
+	for _, c := range transportCases() {
+		t.Run(c.name, func(t *testing.T) { testTransportCase(t, c) })
+	}
+}
+
+// transportCase is a fake server's script and what one Sample should see:
+// the error (or success), the requests made and the least time taken.
+type transportCase struct {
+	name      string
+	script    func(w http.ResponseWriter, r *http.Request, i int, req chatRequest) bool
+	timeout   time.Duration
+	wantErr   string // "" means success
+	wantReqs  int
+	minElapse time.Duration
+}
+
+func transportCases() []transportCase {
+	return []transportCase{
 		{"429 then success honours Retry-After", func(w http.ResponseWriter, r *http.Request, i int, _ chatRequest) bool {
 			if i == 0 {
 				writeStatus(w, http.StatusTooManyRequests, "1")
@@ -203,35 +213,35 @@ func TestTransport(t *testing.T) {
 			return true
 		}, 0, "HTTP 400", 1, 0},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			srv := newFakeServer(t)
-			srv.script = c.script
-			cfg := testConfig(srv.ts.URL)
-			if c.timeout > 0 {
-				cfg.Timeout = c.timeout
-			}
-			p, tk := newTestPolicy(t, cfg)
-			start := time.Now()
-			acts, err := p.Sample(context.Background(), scratch(tk, 1))
-			elapsed := time.Since(start)
-			if c.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if acts[0].Code != goodCode {
-					t.Errorf("code = %q", acts[0].Code)
-				}
-			} else if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Fatalf("error = %v, want one containing %q", err, c.wantErr)
-			}
-			if n := len(srv.requests()); n != c.wantReqs || p.Attempts() != int64(c.wantReqs) {
-				t.Errorf("server saw %d requests, policy counted %d, want %d", n, p.Attempts(), c.wantReqs)
-			}
-			if elapsed < c.minElapse {
-				t.Errorf("took %v, want at least %v", elapsed, c.minElapse)
-			}
-		})
+}
+
+// testTransportCase samples once against a fake server running c.script.
+func testTransportCase(t *testing.T, c transportCase) {
+	srv := newFakeServer(t)
+	srv.script = c.script
+	cfg := testConfig(srv.ts.URL)
+	if c.timeout > 0 {
+		cfg.Timeout = c.timeout
+	}
+	p, tk := newTestPolicy(t, cfg)
+	start := time.Now()
+	acts, err := p.Sample(context.Background(), scratch(tk, 1))
+	elapsed := time.Since(start)
+	if c.wantErr == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acts[0].Code != goodCode {
+			t.Errorf("code = %q", acts[0].Code)
+		}
+	} else if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+		t.Fatalf("error = %v, want one containing %q", err, c.wantErr)
+	}
+	if n := len(srv.requests()); n != c.wantReqs || p.Attempts() != int64(c.wantReqs) {
+		t.Errorf("server saw %d requests, policy counted %d, want %d", n, p.Attempts(), c.wantReqs)
+	}
+	if elapsed < c.minElapse {
+		t.Errorf("took %v, want at least %v", elapsed, c.minElapse)
 	}
 }
 
@@ -369,6 +379,15 @@ func TestRollouts(t *testing.T) {
 	if st.NewVersion != 1 || p.Version() != 1 {
 		t.Errorf("version %d/%d after one update, want 1", st.NewVersion, p.Version())
 	}
+	checkEntropy(t, st.Entropy, acts)
+	raw := checkRolloutLines(t, cfg.Rollouts, acts, rewards, weights, durs)
+	checkRolloutsCutBack(t, p, cfg, filepath.Join(dir, "ck"), samples, int64(len(raw)), durs[0])
+}
+
+// checkEntropy checks the update's entropy is minus the mean logprob of the
+// sampled tokens.
+func checkEntropy(t *testing.T, entropy float64, acts []rl.Action) {
+	t.Helper()
 	var sumLP float64
 	var n int
 	for _, a := range acts {
@@ -377,10 +396,17 @@ func TestRollouts(t *testing.T) {
 			n++
 		}
 	}
-	if math.Abs(st.Entropy+sumLP/float64(n)) > 1e-12 {
-		t.Errorf("entropy %v, want -mean logprob %v", st.Entropy, -sumLP/float64(n))
+	if math.Abs(entropy+sumLP/float64(n)) > 1e-12 {
+		t.Errorf("entropy %v, want -mean logprob %v", entropy, -sumLP/float64(n))
 	}
-	lines, torn, err := runfolder.ReadJSONL[Rollout](cfg.Rollouts)
+}
+
+// checkRolloutLines checks rollouts.jsonl after the first update: one line
+// per sample, agreeing with it, with the contract's keys. It returns the
+// file's contents.
+func checkRolloutLines(t *testing.T, path string, acts []rl.Action, rewards, weights, durs []float64) []byte {
+	t.Helper()
+	lines, torn, err := runfolder.ReadJSONL[Rollout](path)
 	if err != nil || torn || len(lines) != 3 {
 		t.Fatalf("rollouts.jsonl: %d lines, torn %v, %v", len(lines), torn, err)
 	}
@@ -402,7 +428,7 @@ func TestRollouts(t *testing.T) {
 		t.Errorf("line 1: problem %q response %q", lines[1].Problem, lines[1].Response)
 	}
 	// The raw line has exactly the contract's keys (and our extras).
-	raw, _ := os.ReadFile(cfg.Rollouts)
+	raw, _ := os.ReadFile(path)
 	var first map[string]any
 	if err := json.Unmarshal([]byte(strings.SplitN(string(raw), "\n", 2)[0]), &first); err != nil {
 		t.Fatal(err)
@@ -412,18 +438,24 @@ func TestRollouts(t *testing.T) {
 			t.Errorf("rollout line lacks %q", k)
 		}
 	}
+	return raw
+}
 
+// checkRolloutsCutBack saves p to ck, updates again with samples[:1] (whose
+// duration is dur0), and checks that loading ck cuts rollouts.jsonl back to
+// its size at the checkpoint.
+func checkRolloutsCutBack(t *testing.T, p *Policy, cfg Config, ck string, samples []rl.Sample, size int64, dur0 float64) {
+	t.Helper()
+	ctx := context.Background()
 	// Checkpoint, then a second update whose lines a crash leaves behind.
-	ck := filepath.Join(dir, "ck")
 	if err := p.Save(ck); err != nil {
 		t.Fatal(err)
 	}
-	size := int64(len(raw))
 	if _, err := p.Update(ctx, samples[:1]); err != nil {
 		t.Fatal(err)
 	}
-	lines, _, _ = runfolder.ReadJSONL[Rollout](cfg.Rollouts)
-	if len(lines) != 4 || lines[3].DurationS == nil || *lines[3].DurationS != durs[0] || lines[3].Update != 2 {
+	lines, _, _ := runfolder.ReadJSONL[Rollout](cfg.Rollouts)
+	if len(lines) != 4 || lines[3].DurationS == nil || *lines[3].DurationS != dur0 || lines[3].Update != 2 {
 		t.Fatalf("after a second update: %d lines, last %+v", len(lines), lines[len(lines)-1])
 	}
 	q, _ := newTestPolicy(t, cfg)

@@ -76,6 +76,18 @@ func (c *crashAfter) Checkpoint(ck *rl.Checkpoint, pol rl.Policy) error {
 func TestCrashAndResume(t *testing.T) {
 	tb, cfg := setup(t)
 	dir := t.TempDir()
+	crashed := crashRun(t, tb, cfg, dir)
+	sum := resumeRun(t, tb, cfg, dir, crashed)
+	checkResumedEpisodes(t, dir, sum, crashed)
+	checkResumedMetrics(t, dir, sum, crashed)
+	checkResumedFiles(t, dir, sum)
+}
+
+// crashRun runs into dir until its 5th update's checkpoint, then cancels,
+// and appends junk to episodes.jsonl as a dying process would. It returns
+// the last checkpoint.
+func crashRun(t *testing.T, tb *replay.Table, cfg rl.Config, dir string) *rl.Checkpoint {
+	t.Helper()
 	f, err := Create(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +106,14 @@ func TestCrashAndResume(t *testing.T) {
 	ep, _ := os.OpenFile(filepath.Join(dir, EpisodesFile), os.O_APPEND|os.O_WRONLY, 0)
 	fmt.Fprintf(ep, `{"episode":"r-999999","task":"synthetic-churn"}`+"\n"+`{"episode":"r-1000000","ta`)
 	ep.Close()
+	return crashed
+}
 
+// resumeRun checks that the crashed run in dir resumes from its checkpoint
+// (dropping the junk with a notice), runs it to the end and returns its
+// summary.
+func resumeRun(t *testing.T, tb *replay.Table, cfg rl.Config, dir string, crashed *rl.Checkpoint) rl.Summary {
+	t.Helper()
 	if _, err := Create(dir, Options{}); err == nil {
 		t.Fatal("Create over an existing run succeeded")
 	}
@@ -116,7 +135,14 @@ func TestCrashAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	f2.Close()
+	return sum
+}
 
+// checkResumedEpisodes checks episodes.jsonl after the resume: no episode
+// twice, ids within those dispatched, counts matching the summary, and every
+// job in flight at the crash recorded.
+func checkResumedEpisodes(t *testing.T, dir string, sum rl.Summary, crashed *rl.Checkpoint) {
+	t.Helper()
 	eps, torn, err := ReadJSONL[rl.EpisodeRecord](filepath.Join(dir, EpisodesFile))
 	if err != nil || torn {
 		t.Fatalf("episodes.jsonl: torn %v, %v", torn, err)
@@ -149,6 +175,12 @@ func TestCrashAndResume(t *testing.T) {
 			t.Errorf("job %s in flight at the crash has no episode line", j.ID)
 		}
 	}
+}
+
+// checkResumedMetrics checks metrics.jsonl has one line per update, in
+// order, past the crash, with the clock continued.
+func checkResumedMetrics(t *testing.T, dir string, sum rl.Summary, crashed *rl.Checkpoint) {
+	t.Helper()
 	ms, _, err := ReadJSONL[rl.Metrics](filepath.Join(dir, MetricsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +197,12 @@ func TestCrashAndResume(t *testing.T) {
 		t.Errorf("clock did not continue: %v then %v", ms[4].TimeS, ms[5].TimeS)
 	}
 
+}
+
+// checkResumedFiles checks summary.json, best/ and the checkpoint folder
+// after the resumed run.
+func checkResumedFiles(t *testing.T, dir string, sum rl.Summary) {
+	t.Helper()
 	var onDisk rl.Summary
 	b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
 	if err := json.Unmarshal(b, &onDisk); err != nil || onDisk.Completed != sum.Completed || onDisk.Isolation != "replay" {

@@ -158,73 +158,24 @@ func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStat
 	if len(samples) == 0 {
 		return rl.UpdateStats{NewVersion: p.version}, nil
 	}
-	states := make([]string, len(samples))
-	oldest := p.version
-	for i, s := range samples {
-		if len(s.Action.Tokens) != 1 || s.Action.Tokens[0] < 0 || s.Action.Tokens[0] >= len(p.plans) {
-			return rl.UpdateStats{}, fmt.Errorf("tabular: sample %d has tokens %v, want one plan index below %d", i, s.Action.Tokens, len(p.plans))
-		}
-		states[i] = State(s.Prompt)
-		oldest = min(oldest, s.Action.PolicyVersion)
+	states, oldest, err := p.sampleStates(samples)
+	if err != nil {
+		return rl.UpdateStats{}, err
 	}
 	var stats rl.UpdateStats
 	n := float64(len(samples))
-	T := p.cfg.Temperature
 	for epoch := 0; epoch < p.cfg.Epochs; epoch++ {
-		grads := map[string][]float64{}
-		var loss, ent, kl, clipped float64
-		for i, s := range samples {
-			a := s.Action.Tokens[0]
-			probs := p.Probs(states[i])
-			lpNew := math.Log(probs[a])
-			lpOld := s.Action.LogProb()
-			r := math.Exp(lpNew - lpOld)
-			A := s.Advantage
-			rc := math.Max(1-p.cfg.Clip, math.Min(1+p.cfg.Clip, r))
-			surr := math.Min(r*A, rc*A)
-			loss -= surr
-			kl += lpOld - lpNew
-			g, ok := grads[states[i]]
-			if !ok {
-				g = make([]float64, len(p.plans))
-				grads[states[i]] = g
-			}
-			// The min picks the clipped term, whose gradient is zero, only
-			// when it is strictly smaller.
-			if rc*A < r*A {
-				clipped++
-			} else {
-				for j := range g {
-					e := 0.0
-					if j == a {
-						e = 1
-					}
-					g[j] += A * r * (e - probs[j]) / T
-				}
-			}
-			h := 0.0
-			for _, q := range probs {
-				if q > 0 {
-					h -= q * math.Log(q)
-				}
-			}
-			ent += h
-			for j, q := range probs {
-				if q > 0 {
-					g[j] += p.cfg.EntropyCoef * (-q * (math.Log(q) + h) / T)
-				}
-			}
-		}
+		e := p.epochGradients(samples, states)
 		if epoch == 0 {
-			stats.Loss = loss/n - p.cfg.EntropyCoef*ent/n
-			stats.Entropy = ent / n
-			stats.KL = kl / n
-			stats.ClipFrac = clipped / n
+			stats.Loss = e.loss/n - p.cfg.EntropyCoef*e.ent/n
+			stats.Entropy = e.ent / n
+			stats.KL = e.kl / n
+			stats.ClipFrac = e.clipped / n
 		}
 		if err := ctx.Err(); err != nil {
 			return rl.UpdateStats{}, err
 		}
-		for st, g := range grads {
+		for st, g := range e.grads {
 			row := p.row(st)
 			for j := range row {
 				row[j] += p.cfg.LR * g[j] / n
@@ -235,6 +186,90 @@ func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStat
 	p.version++
 	stats.NewVersion = p.version
 	return stats, nil
+}
+
+// sampleStates checks that every sample's action is one plan index and
+// returns each sample's state and the oldest policy version among them.
+func (p *Policy) sampleStates(samples []rl.Sample) (states []string, oldest int, err error) {
+	states = make([]string, len(samples))
+	oldest = p.version
+	for i, s := range samples {
+		if len(s.Action.Tokens) != 1 || s.Action.Tokens[0] < 0 || s.Action.Tokens[0] >= len(p.plans) {
+			return nil, 0, fmt.Errorf("tabular: sample %d has tokens %v, want one plan index below %d", i, s.Action.Tokens, len(p.plans))
+		}
+		states[i] = State(s.Prompt)
+		oldest = min(oldest, s.Action.PolicyVersion)
+	}
+	return states, oldest, nil
+}
+
+// epochSums are one pass over the samples: the objective's gradient per
+// state (summed, not yet divided by the sample count) and the sums behind
+// the reported loss, entropy, KL and clip fraction.
+type epochSums struct {
+	grads                  map[string][]float64
+	loss, ent, kl, clipped float64
+}
+
+// epochGradients makes one pass over the samples at the current logits.
+func (p *Policy) epochGradients(samples []rl.Sample, states []string) epochSums {
+	e := epochSums{grads: map[string][]float64{}}
+	for i, s := range samples {
+		a := s.Action.Tokens[0]
+		probs := p.Probs(states[i])
+		lpNew := math.Log(probs[a])
+		lpOld := s.Action.LogProb()
+		r := math.Exp(lpNew - lpOld)
+		A := s.Advantage
+		rc := math.Max(1-p.cfg.Clip, math.Min(1+p.cfg.Clip, r))
+		surr := math.Min(r*A, rc*A)
+		e.loss -= surr
+		e.kl += lpOld - lpNew
+		g, ok := e.grads[states[i]]
+		if !ok {
+			g = make([]float64, len(p.plans))
+			e.grads[states[i]] = g
+		}
+		// The min picks the clipped term, whose gradient is zero, only
+		// when it is strictly smaller.
+		if rc*A < r*A {
+			e.clipped++
+		} else {
+			p.addSurrogateGrad(g, probs, a, A*r)
+		}
+		e.ent += p.addEntropyGrad(g, probs)
+	}
+	return e
+}
+
+// addSurrogateGrad adds rA·∇ log π(a|s) = rA (e_a − π(·|s)) / T to g.
+func (p *Policy) addSurrogateGrad(g, probs []float64, a int, rA float64) {
+	T := p.cfg.Temperature
+	for j := range g {
+		e := 0.0
+		if j == a {
+			e = 1
+		}
+		g[j] += rA * (e - probs[j]) / T
+	}
+}
+
+// addEntropyGrad adds c_H·∇H = c_H·(−π ⊙ (log π + H) / T) to g and returns
+// the entropy H of probs.
+func (p *Policy) addEntropyGrad(g, probs []float64) float64 {
+	T := p.cfg.Temperature
+	h := 0.0
+	for _, q := range probs {
+		if q > 0 {
+			h -= q * math.Log(q)
+		}
+	}
+	for j, q := range probs {
+		if q > 0 {
+			g[j] += p.cfg.EntropyCoef * (-q * (math.Log(q) + h) / T)
+		}
+	}
+	return h
 }
 
 type saved struct {
