@@ -129,7 +129,10 @@ func watchBwrapTmp(info io.Reader, up, done <-chan struct{}) (int64, error) {
 		return 0, nil
 	}
 	m, err := openBwrapTmp(bi.ChildPID)
-	if exited(pidfd) {
+	// A process on its way out releases its root before its pidfd reports
+	// the exit: a root that is gone (ENOENT) means an exit in progress, so
+	// wait for the pidfd to say so rather than fail the run.
+	if exited(pidfd) || (errors.Is(err, unix.ENOENT) && exitedWithin(pidfd, time.Second)) {
 		if m != nil {
 			m.close()
 		}
@@ -155,10 +158,18 @@ func watchBwrapTmp(info io.Reader, up, done <-chan struct{}) (int64, error) {
 }
 
 // exited reports whether the process of pidfd has ended.
-func exited(pidfd int) bool {
+func exited(pidfd int) bool { return exitedWithin(pidfd, 0) }
+
+// exitedWithin reports whether the process of pidfd ends within d.
+func exitedWithin(pidfd int, d time.Duration) bool {
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, 0)
-	return err == nil && n == 1 && fds[0].Revents&unix.POLLIN != 0
+	for {
+		n, err := unix.Poll(fds, int(d.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && n == 1 && fds[0].Revents&unix.POLLIN != 0
+	}
 }
 
 // openBwrapTmp opens the sandbox's /tmp through the root of its pid 1. The
