@@ -86,30 +86,18 @@ type queueEnv struct {
 // queue (embedded in this process unless --nats names a server), served by
 // rc.Workers local slots and by any `mlerl worker` that joins.
 func (tr *trainRun) newQueue(ctx context.Context, runner *episode.Runner, tasks []*episode.Prepared) (*queueEnv, error) {
-	rc, qf, dir, resuming, stderr := tr.rc, tr.queue, tr.dir, tr.resuming, tr.stderr
+	rc, qf, stderr := tr.rc, tr.queue, tr.stderr
 	if err := qf.check(rc.Workers); err != nil {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var b *queue.Broker
-	var err error
-	token, tokenFile := os.Getenv(tokenEnv), ""
-	if qf.natsURL != "" {
-		b, err = queue.Dial(ctx, qf.natsURL, queue.DialConfig{Name: "mlerl-train", Token: token, GiveUp: 30 * time.Second, Log: log})
-	} else {
-		if qf.listen != "" && token == "" {
-			if token, tokenFile, err = runToken(dir); err != nil {
-				return nil, err
-			}
-		}
-		b, err = queue.Embed(ctx, queue.EmbedConfig{StoreDir: filepath.Join(dir, "nats"), Listen: qf.listen, Token: token, Log: log})
-	}
+	b, join, err := tr.broker(ctx, log)
 	if err != nil {
 		return nil, err
 	}
 	setup, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := b.Setup(setup, queue.SetupConfig{AckWait: qf.ackWait, Fresh: !resuming}); err != nil {
+	if err := b.Setup(setup, queue.SetupConfig{AckWait: qf.ackWait, Fresh: !tr.resuming}); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -131,13 +119,6 @@ func (tr *trainRun) newQueue(ctx context.Context, runner *episode.Runner, tasks 
 		return nil, err
 	}
 	q := &queueEnv{Env: env, broker: b, localSlots: rc.Workers}
-	join := "mlerl worker --nats " + b.URL()
-	switch {
-	case tokenFile != "":
-		join = fmt.Sprintf("%s=$(cat %s) %s", tokenEnv, tokenFile, join)
-	case token != "":
-		join = fmt.Sprintf("%s=<as set here> %s", tokenEnv, join)
-	}
 	if b.URL() != "" {
 		fmt.Fprintf(stderr, "mlerl: job queue at %s; add executors with: %s\n", b.URL(), join)
 	}
@@ -151,23 +132,58 @@ func (tr *trainRun) newQueue(ctx context.Context, runner *episode.Runner, tasks 
 			}
 		})
 	}
-	need := max(rc.Workers, 1)
+	if err := tr.waitSlots(ctx, env, join); err != nil {
+		q.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// broker connects to the run's job queue: the external server of --nats, or
+// one embedded in this process (listening on --listen, with the run's token,
+// for workers elsewhere). join is the command that adds a worker.
+func (tr *trainRun) broker(ctx context.Context, log *slog.Logger) (b *queue.Broker, join string, err error) {
+	qf := tr.queue
+	token, tokenFile := os.Getenv(tokenEnv), ""
+	if qf.natsURL != "" {
+		b, err = queue.Dial(ctx, qf.natsURL, queue.DialConfig{Name: "mlerl-train", Token: token, GiveUp: 30 * time.Second, Log: log})
+	} else {
+		if qf.listen != "" && token == "" {
+			if token, tokenFile, err = runToken(tr.dir); err != nil {
+				return nil, "", err
+			}
+		}
+		b, err = queue.Embed(ctx, queue.EmbedConfig{StoreDir: filepath.Join(tr.dir, "nats"), Listen: qf.listen, Token: token, Log: log})
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	join = "mlerl worker --nats " + b.URL()
+	switch {
+	case tokenFile != "":
+		join = fmt.Sprintf("%s=$(cat %s) %s", tokenEnv, tokenFile, join)
+	case token != "":
+		join = fmt.Sprintf("%s=<as set here> %s", tokenEnv, join)
+	}
+	return b, join, nil
+}
+
+// waitSlots waits for the executors the run needs (its local slots, or a
+// first remote worker), at most --wait-for-workers.
+func (tr *trainRun) waitSlots(ctx context.Context, env *queue.Env, join string) error {
+	need := max(tr.rc.Workers, 1)
 	wctx, cancelWait := ctx, context.CancelFunc(func() {})
 	if tr.waitForWorkers > 0 {
 		wctx, cancelWait = context.WithTimeout(ctx, tr.waitForWorkers)
 	}
 	defer cancelWait()
-	err = env.WaitSlots(wctx, need, func(have int) {
-		fmt.Fprintf(stderr, "mlerl: waiting for executors: %d of %d slots present (join with: %s)\n", have, need, join)
+	err := env.WaitSlots(wctx, need, func(have int) {
+		fmt.Fprintf(tr.stderr, "mlerl: waiting for executors: %d of %d slots present (join with: %s)\n", have, need, join)
 	})
-	if err != nil {
-		q.Close()
-		if ctx.Err() == nil && wctx.Err() != nil {
-			return nil, fmt.Errorf("no executors joined within --wait-for-workers %v (%d slots needed); start workers with: %s", tr.waitForWorkers, need, join)
-		}
-		return nil, err
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return fmt.Errorf("no executors joined within --wait-for-workers %v (%d slots needed); start workers with: %s", tr.waitForWorkers, need, join)
 	}
-	return q, nil
+	return err
 }
 
 // Close stops the local slots (their running episodes are handed back to the
