@@ -161,26 +161,10 @@ func TestBrokerRestartLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a NATS server and two worker processes for about half a minute")
 	}
-	p := fixture(t)
 	srv := startNATS(t, t.TempDir(), freePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	b, err := Dial(ctx, srv.url(), DialConfig{Name: "test-trainer", GiveUp: 30 * time.Second, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	if err := b.Setup(ctx, SetupConfig{AckWait: 2 * time.Second, Fresh: true}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := config(p)
-	cfg.Log = log
-	e, err := NewEnv(ctx, b, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
+	b, e := externalEnv(ctx, t, srv.url())
 
 	// A alone takes the first two jobs, B (started once A is busy) the next four.
 	a := startProc(t, srv.url(), 2, 0)
@@ -202,31 +186,7 @@ func TestBrokerRestartLosesNothing(t *testing.T) {
 	killed := time.Now()
 	srv.kill(t)
 	a.kill(t)
-	// Submitted while the server is down: Submit's retries carry them over.
-	var submitted sync.WaitGroup
-	var submitErr error
-	submitted.Go(func() {
-		for i := range during {
-			if err := e.Submit(ctx, job(fmt.Sprintf("r-%d", before+i), program(0))); err != nil {
-				submitErr = err
-				return
-			}
-		}
-	})
-	time.Sleep(1500 * time.Millisecond)
-	srv.start(t)
-	restarted := time.Now()
-	for !b.nc.IsConnected() {
-		if time.Since(restarted) > time.Minute {
-			t.Fatal("trainer not reconnected a minute after the restart")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	reconnect := time.Since(restarted)
-	submitted.Wait()
-	if submitErr != nil {
-		t.Fatalf("submitting during the outage: %v", submitErr)
-	}
+	restarted, reconnect := outage(ctx, t, srv, b, e, before, during)
 
 	const n = before + during
 	got := collect(t, e, n)
@@ -257,6 +217,62 @@ func TestBrokerRestartLosesNothing(t *testing.T) {
 	if s.Redelivered < 2 || !slices.Contains(runs, "r-0 2") || !slices.Contains(runs, "r-1 2") {
 		t.Errorf("stats %+v, B ran %q: A's two jobs must be redelivered to B", s, runs)
 	}
+}
+
+// externalEnv is the trainer's side of the queue on the external server at url.
+func externalEnv(ctx context.Context, t *testing.T, url string) (*Broker, *Env) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	b, err := Dial(ctx, url, DialConfig{Name: "test-trainer", GiveUp: 30 * time.Second, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if err := b.Setup(ctx, SetupConfig{AckWait: 2 * time.Second, Fresh: true}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(fixture(t))
+	cfg.Log = log
+	e, err := NewEnv(ctx, b, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return b, e
+}
+
+// outage submits jobs before..before+during-1 while the (killed) server is
+// down, restarts it, and returns when the trainer has reconnected and the
+// submissions went through: when the server restarted, and how long the
+// trainer took to reconnect.
+func outage(ctx context.Context, t *testing.T, srv *natsProc, b *Broker, e *Env, before, during int) (time.Time, time.Duration) {
+	t.Helper()
+	// Submitted while the server is down: Submit's retries carry them over.
+	var submitted sync.WaitGroup
+	var submitErr error
+	submitted.Go(func() {
+		for i := range during {
+			if err := e.Submit(ctx, job(fmt.Sprintf("r-%d", before+i), program(0))); err != nil {
+				submitErr = err
+				return
+			}
+		}
+	})
+	time.Sleep(1500 * time.Millisecond)
+	srv.start(t)
+	restarted := time.Now()
+	for !b.nc.IsConnected() {
+		if time.Since(restarted) > time.Minute {
+			t.Fatal("trainer not reconnected a minute after the restart")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	reconnect := time.Since(restarted)
+	submitted.Wait()
+	if submitErr != nil {
+		t.Fatalf("submitting during the outage: %v", submitErr)
+	}
+	return restarted, reconnect
 }
 
 // drained says whether the broker holds no job and no result, delivered or not.

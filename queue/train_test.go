@@ -58,10 +58,68 @@ func TestTrainKilledAndResumed(t *testing.T) {
 	bin := buildMLERL(t)
 	t.Setenv("MLERL_NATS_TOKEN", "train-test-token") // both processes inherit it
 	addr := freePort(t)
-	url := "nats://" + addr
 	dir := filepath.Join(t.TempDir(), "run")
 	fix, _ := filepath.Abs(filepath.Join("testdata", "tiny-auc"))
+	startWorkerProc(t, bin, "nats://"+addr)
 
+	train := exec.Command(bin, "train", "--task", fix, "--out", dir, "--budget", "30s", "--workers", "0",
+		"--listen", addr, "--batch", "2", "--ack-wait", "2s")
+	train.Stderr = testWriter{t}
+	if err := train.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once a few checkpoints exist, mid-run: jobs are in flight and
+	// jobs dispatched after the last checkpoint will get their ids reused.
+	waitUpdates(t, dir, 3, train, nil)
+	if err := train.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = train.Wait()
+	before := readState(t, dir)
+	t.Logf("killed at checkpoint: next job %d, %d in flight, %d completed", before.NextJob, len(before.InFlight), before.Counters.Completed)
+
+	resume := exec.Command(bin, "train", "--resume", dir, "--budget", "20s", "--listen", addr)
+	var stderr bytes.Buffer
+	resume.Stderr = &stderr
+	if err := resume.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr.String())
+	}
+	t.Logf("resume:\n%s", stderr.String())
+
+	sum := readSummary(t, dir)
+	after := readState(t, dir)
+	completed, cancelled := episodeIDs(t, dir)
+	for _, j := range after.InFlight {
+		if completed[j.ID] {
+			t.Errorf("episode %s both completed and in flight", j.ID)
+		}
+		if !cancelled[j.ID] {
+			t.Errorf("episode %s in flight at the stop has no cancelled line", j.ID)
+		}
+	}
+	for i := range after.NextJob {
+		if id := fmt.Sprintf("run-%d", i); !completed[id] && !cancelled[id] {
+			t.Errorf("episode %s lost: neither completed nor in flight", id)
+		}
+	}
+	if int64(len(completed)+len(after.InFlight)) != after.NextJob {
+		t.Errorf("%d episodes accounted for, %d dispatched ids", len(completed)+len(after.InFlight), after.NextJob)
+	}
+	if sum.Completed != len(completed) || sum.Dispatched != sum.Completed+sum.AbandonedAtStop || sum.AbandonedAtStop != len(after.InFlight) || sum.Lost != sum.AbandonedAtStop {
+		t.Errorf("summary %+v: completed+abandoned must equal dispatched and match the files", sum)
+	}
+	if sum.Completed <= before.Counters.Completed {
+		t.Errorf("resume completed nothing: %d then %d", before.Counters.Completed, sum.Completed)
+	}
+	if sum.Redelivered < len(before.InFlight) {
+		t.Errorf("redelivered %d < %d jobs in flight at the checkpoint", sum.Redelivered, len(before.InFlight))
+	}
+	t.Logf("summary %+v", sum)
+}
+
+// startWorkerProc runs `mlerl worker` against url until the test ends.
+func startWorkerProc(t *testing.T, bin, url string) {
+	t.Helper()
 	worker := exec.Command(bin, "worker", "--nats", url, "--slots", "2", "--cache", t.TempDir(), "--connect-timeout", "2m", "--timeout", "1m")
 	worker.Stderr = testWriter{t}
 	if err := worker.Start(); err != nil {
@@ -78,46 +136,41 @@ func TestTrainKilledAndResumed(t *testing.T) {
 			<-done
 		}
 	})
+}
 
-	train := exec.Command(bin, "train", "--task", fix, "--out", dir, "--budget", "30s", "--workers", "0",
-		"--listen", addr, "--batch", "2", "--ack-wait", "2s")
-	train.Stderr = testWriter{t}
-	if err := train.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Kill it once a few checkpoints exist, mid-run: jobs are in flight and
-	// jobs dispatched after the last checkpoint will get their ids reused.
+// waitUpdates waits until the run in dir has written n updates, killing
+// train and failing after two minutes (log, when set, is train's stderr).
+func waitUpdates(t *testing.T, dir string, n int, train *exec.Cmd, log *bytes.Buffer) {
+	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		b, _ := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
-		if bytes.Count(b, []byte("\n")) >= 3 {
-			break
+		if bytes.Count(b, []byte("\n")) >= n {
+			return
 		}
 		if time.Now().After(deadline) {
 			_ = train.Process.Kill()
-			t.Fatal("train wrote no 3 updates in 2 minutes")
+			out := ""
+			if log != nil {
+				out = log.String()
+			}
+			t.Fatalf("train wrote no %d updates in 2 minutes\n%s", n, out)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := train.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = train.Wait()
-	before := readState(t, dir)
-	t.Logf("killed at checkpoint: next job %d, %d in flight, %d completed", before.NextJob, len(before.InFlight), before.Counters.Completed)
+}
 
-	resume := exec.Command(bin, "train", "--resume", dir, "--budget", "20s", "--listen", addr)
-	var stderr bytes.Buffer
-	resume.Stderr = &stderr
-	if err := resume.Run(); err != nil {
-		t.Fatalf("resume: %v\n%s", err, stderr.String())
-	}
-	t.Logf("resume:\n%s", stderr.String())
+// runSummary is what the tests read of summary.json.
+type runSummary struct {
+	Dispatched, Completed, Redelivered, Duplicates int
+	AbandonedAtStop                                int `json:"abandoned_at_stop"`
+	Lost                                           int // the older name, still written
+	Broker                                         Stats
+}
 
-	var sum struct {
-		Dispatched, Completed, Redelivered, Lost, Duplicates int
-		Broker                                               Stats
-	}
+func readSummary(t *testing.T, dir string) runSummary {
+	t.Helper()
+	var sum runSummary
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -125,42 +178,32 @@ func TestTrainKilledAndResumed(t *testing.T) {
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
 	}
-	after := readState(t, dir)
-	seen := map[string]bool{}
+	return sum
+}
+
+// episodeIDs reads episodes.jsonl: the completed episodes and the ones
+// cancelled at the stop, failing on an id recorded twice.
+func episodeIDs(t *testing.T, dir string) (completed, cancelled map[string]bool) {
+	t.Helper()
+	completed, cancelled = map[string]bool{}, map[string]bool{}
 	for _, l := range lines(t, filepath.Join(dir, "episodes.jsonl")) {
-		var ep struct{ Episode string }
+		var ep struct {
+			Episode   string
+			Cancelled bool
+		}
 		if err := json.Unmarshal(l, &ep); err != nil {
 			t.Fatal(err)
 		}
-		if seen[ep.Episode] {
+		if completed[ep.Episode] || cancelled[ep.Episode] {
 			t.Errorf("episode %s recorded twice", ep.Episode)
 		}
-		seen[ep.Episode] = true
-	}
-	for _, j := range after.InFlight {
-		if seen[j.ID] {
-			t.Errorf("episode %s both completed and in flight", j.ID)
-		}
-		seen[j.ID] = true
-	}
-	for i := range after.NextJob {
-		if id := fmt.Sprintf("run-%d", i); !seen[id] {
-			t.Errorf("episode %s lost: neither completed nor in flight", id)
+		if ep.Cancelled {
+			cancelled[ep.Episode] = true
+		} else {
+			completed[ep.Episode] = true
 		}
 	}
-	if int64(len(seen)) != after.NextJob {
-		t.Errorf("%d episodes accounted for, %d dispatched ids", len(seen), after.NextJob)
-	}
-	if sum.Completed != len(seen)-len(after.InFlight) || sum.Dispatched != sum.Completed+sum.Lost || sum.Lost != len(after.InFlight) {
-		t.Errorf("summary %+v: completed+lost must equal dispatched and match the files", sum)
-	}
-	if sum.Completed <= before.Counters.Completed {
-		t.Errorf("resume completed nothing: %d then %d", before.Counters.Completed, sum.Completed)
-	}
-	if sum.Redelivered < len(before.InFlight) {
-		t.Errorf("redelivered %d < %d jobs in flight at the checkpoint", sum.Redelivered, len(before.InFlight))
-	}
-	t.Logf("summary %+v", sum)
+	return completed, cancelled
 }
 
 type ckState struct {
@@ -223,23 +266,7 @@ func trainThroughRestart(t *testing.T, emptyStore bool) Stats {
 	srv := startNATS(t, t.TempDir(), freePort(t))
 	dir := filepath.Join(t.TempDir(), "run")
 	fix, _ := filepath.Abs(filepath.Join("testdata", "tiny-auc"))
-
-	worker := exec.Command(bin, "worker", "--nats", srv.url(), "--slots", "2", "--cache", t.TempDir(), "--connect-timeout", "2m", "--timeout", "1m")
-	worker.Stderr = testWriter{t}
-	if err := worker.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = worker.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = worker.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = worker.Process.Kill()
-			<-done
-		}
-	})
+	startWorkerProc(t, bin, srv.url())
 
 	train := exec.Command(bin, "train", "--task", fix, "--out", dir, "--budget", "30s", "--workers", "0",
 		"--nats", srv.url(), "--batch", "2", "--ack-wait", "2s")
@@ -252,18 +279,7 @@ func trainThroughRestart(t *testing.T, emptyStore bool) Stats {
 	go func() { trained <- train.Wait() }()
 	// Kill the server once a couple of updates are written: jobs are in
 	// flight and results are waiting to be read.
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		b, _ := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
-		if bytes.Count(b, []byte("\n")) >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = train.Process.Kill()
-			t.Fatalf("train wrote no 2 updates in 2 minutes\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUpdates(t, dir, 2, train, &stderr)
 	killed := time.Now()
 	srv.kill(t)
 	time.Sleep(1500 * time.Millisecond)
@@ -283,36 +299,14 @@ func trainThroughRestart(t *testing.T, emptyStore bool) Stats {
 	}
 	t.Logf("train:\n%s", stderr.String())
 
-	var sum struct {
-		Dispatched, Completed, Redelivered, Duplicates int
-		AbandonedAtStop                                int `json:"abandoned_at_stop"`
-		Lost                                           int
-		Broker                                         Stats
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, l := range lines(t, filepath.Join(dir, "episodes.jsonl")) {
-		var ep struct{ Episode string }
-		if err := json.Unmarshal(l, &ep); err != nil {
-			t.Fatal(err)
-		}
-		if seen[ep.Episode] {
-			t.Errorf("episode %s recorded twice", ep.Episode)
-		}
-		seen[ep.Episode] = true
-	}
-	t.Logf("summary %+v; %d episodes recorded", sum, len(seen))
+	sum := readSummary(t, dir)
+	completed, cancelled := episodeIDs(t, dir)
+	t.Logf("summary %+v; %d episodes recorded, %d cancelled", sum, len(completed), len(cancelled))
 	if sum.Dispatched != sum.Completed+sum.AbandonedAtStop || sum.Lost != sum.AbandonedAtStop {
 		t.Errorf("summary %+v: dispatched must equal completed + abandoned_at_stop", sum)
 	}
-	if len(seen) != sum.Dispatched {
-		t.Errorf("%d episodes recorded, %d dispatched", len(seen), sum.Dispatched)
+	if len(completed) != sum.Completed || len(cancelled) != sum.AbandonedAtStop {
+		t.Errorf("%d episodes completed and %d cancelled recorded; summary %d and %d", len(completed), len(cancelled), sum.Completed, sum.AbandonedAtStop)
 	}
 	if sum.Broker.Accepted != sum.Completed || sum.Broker.Stale != 0 || sum.Broker.Exhausted != 0 {
 		t.Errorf("broker %+v: want every completion accepted once, nothing stale or exhausted", sum.Broker)
