@@ -95,11 +95,9 @@ var pyModules = []struct{ mod, deb string }{
 	{"PIL", "python3-pil"},
 }
 
-// CheckTools reports a *MissingError when Rscript, an R data package,
-// Python or one of its modules the suite build needs is missing.
-func CheckTools(ctx context.Context) error { return checkTools(ctx, suiteSet, python) }
-
-// CheckSetTools is CheckTools for the named task set (see Sets).
+// CheckSetTools reports a *MissingError when Rscript, an R data package,
+// Python or one of its modules the named task set's build needs is missing
+// (see Sets).
 func CheckSetTools(ctx context.Context, set string) error {
 	s, err := setNamed(set)
 	if err != nil {
@@ -201,15 +199,10 @@ func run(ctx context.Context, log io.Writer, name string, args ...string) error 
 	return nil
 }
 
-// Build exports the raw data from the Debian packages and writes every task
-// folder of the suite into out (created if needed; a task folder already
-// there is replaced). Progress goes to log, one line per task. The same
-// packages give the same bytes.
-func Build(ctx context.Context, out string, log io.Writer) error {
-	return buildSet(ctx, suiteSet, out, log)
-}
-
-// BuildSet is Build for the named task set (see Sets).
+// BuildSet exports the raw data from the Debian packages and writes every
+// task folder of the named set (see Sets) into out (created if needed; a task
+// folder already there is replaced). Progress goes to log, one line per task.
+// The same packages give the same bytes.
 func BuildSet(ctx context.Context, set, out string, log io.Writer) error {
 	s, err := setNamed(set)
 	if err != nil {

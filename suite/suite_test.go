@@ -292,12 +292,12 @@ func TestBuildDeterministic(t *testing.T) {
 		t.Skip("-short: skipping two full suite builds")
 	}
 	ctx := context.Background()
-	if err := CheckTools(ctx); err != nil {
+	if err := CheckSetTools(ctx, "suite"); err != nil {
 		t.Skipf("cannot rebuild the suite here: %v", err)
 	}
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
-		if err := Build(ctx, d, nil); err != nil {
+		if err := BuildSet(ctx, "suite", d, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,7 +15,7 @@ func TestUpdate(t *testing.T) {
 	if !*update {
 		t.Skip("run with -update to rebuild tasks/ and SHA256SUMS")
 	}
-	if err := Build(context.Background(), "tasks", testLog{t}); err != nil {
+	if err := BuildSet(context.Background(), "suite", "tasks", testLog{t}); err != nil {
 		t.Fatal(err)
 	}
 	sums, err := Sums(os.DirFS("tasks"))
