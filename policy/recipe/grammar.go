@@ -128,11 +128,13 @@ var grammar = []spec{
 	// How to read the files. Some options do not fit some files; that is the point.
 	{name: "read.loader", part: PartFeatures, options: []string{"default", "sniff", "ascii", "semicolon"}, applies: always},
 	{name: "read.rows", part: PartFeatures, options: []string{"all", "half", "fifth"}, applies: always},
-	{name: "features.columns", part: PartFeatures, options: []string{"typed", "numeric_only", "raw"}, applies: always},
+	{name: "features.columns", part: PartFeatures, options: []string{"typed", "numeric_only", "raw"}, applies: always,
+		allowed: func(p *Profile, _ choices, o string) bool { return columnsAllowed(p, o) }},
 	{name: "features.missing", part: PartFeatures, options: []string{"none", "drop_rows", "mean", "median", "most_frequent"},
 		applies: func(_ *Profile, c choices) bool { return notRaw(c) }},
 	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
-		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() }},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "categorical") }},
 	{name: "features.text", part: PartFeatures, options: []string{"tfidf_word", "tfidf_word_1_2", "tfidf_char", "counts", "hashing", "tfidf_word_char", "tfidf_word_char_cased"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
 	{name: "features.text_max", part: PartFeatures, options: []string{"2000", "20000", "200000"},
@@ -206,6 +208,50 @@ var grammar = []spec{
 	// The weight of naive Bayes in the log-linear pool (ensemble=nb_loglinear).
 	{name: "ensemble.nb_weight", part: PartEnsembling, options: []string{"0.05", "0.1", "0.2"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "nb_loglinear" }},
+	// Added for the tables users have (issue 10): several free-text columns
+	// are vectorised one by one, each with its own vocabulary, or joined
+	// into one document per row that shares one.
+	{name: "features.text_columns", part: PartFeatures, options: []string{"per_column", "joined"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && len(p.Kinds(KindText)) > 1 }},
+	// Dates become numbers (year, month, day, weekday, hour, days since
+	// 1970), or are dropped; dropping is masked when nothing would be left.
+	{name: "features.dates", part: PartFeatures, options: []string{"parts", "drop"},
+		applies: func(p *Profile, c choices) bool { return notRaw(c) && p.HasDates() },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "dates") }},
+	// Categorical columns with many levels (Column.HighCardinality): one-hot
+	// with rare levels (under 5 rows) grouped into one column, the mean
+	// target per level (out of fold on training rows, so no row sees its
+	// own target), integer codes, or dropped.
+	{name: "features.high_card", part: PartFeatures, options: []string{"onehot_grouped", "target_mean", "ordinal", "drop"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasHighCardinality() },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "high_card") }},
+}
+
+// keepsFeatures says some group of feature columns is left when the group
+// dropping is dropped, given the choices so far (a group whose decision is
+// still to come counts as kept; its own drop is masked in turn). A plan
+// with no feature left fails on every table, which teaches nothing.
+func keepsFeatures(p *Profile, c choices, dropping string) bool {
+	groups := map[string]bool{
+		"numeric":     len(p.Kinds(KindNumeric)) > 0,
+		"dates":       p.HasDates() && c["features.dates"] != "drop",
+		"categorical": typed(c) && p.HasCategorical() && c["features.categorical"] != "drop",
+		"high_card":   typed(c) && p.HasHighCardinality() && c["features.high_card"] != "drop",
+		"text":        typed(c) && p.HasText(),
+		"image":       typed(c) && p.HasImages(),
+	}
+	delete(groups, dropping)
+	for _, kept := range groups {
+		if kept {
+			return true
+		}
+	}
+	return false
+}
+
+// columnsAllowed masks numeric_only on a table without numbers or dates.
+func columnsAllowed(p *Profile, o string) bool {
+	return o != "numeric_only" || len(p.Kinds(KindNumeric)) > 0 || p.HasDates()
 }
 
 // poolsNB says ensemble=nb_loglinear fits the plan: a classifier with text
@@ -226,6 +272,10 @@ var askedBefore = map[string]string{
 	"kernel_ridge.gamma":  "validation",
 	"pls.n_components":    "validation",
 	"ensemble.nb_weight":  "calibration",
+	// features.categorical's drop mask counts on these being asked after it.
+	"features.text_columns": "features.text",
+	"features.dates":        "features.scaling",
+	"features.high_card":    "features.scaling",
 }
 
 // askOrder is the order the walker asks decisions in (indexes into grammar);
@@ -541,6 +591,13 @@ var defaultPrefs = map[string][]string{
 	"svm.C":                {"1"},
 	"ensemble.nb_weight":   {"0.1"},
 	"pls.n_components":     {"10"},
+	// Each text column keeps its own vocabulary (what one text column gets);
+	// dates as their parts; the mean target per level is dense and one
+	// column per level-column, so it suits the boosted trees Default picks
+	// for tables as well as linear models.
+	"features.text_columns": {"per_column"},
+	"features.dates":        {"parts"},
+	"features.high_card":    {"target_mean"},
 }
 
 // Default is a sensible quick plan for p.
