@@ -13,6 +13,7 @@ type featureColumns struct {
 	Text           []string // the text columns the pipeline vectorises (one joined column, when joined)
 	TextSources    []string // the task's text columns
 	NotNumeric     []string // columns pandas reads as numbers that are ids or labels, not quantities
+	Labels         []string // the categorical ones among them, used as features: turned into strings
 	Dummies        bool     // categorical columns one-hot encoded by pandas before the split
 	UseCategorical bool     // categorical columns encoded in the pipeline
 	UseHighCard    bool     // high-cardinality columns encoded in the pipeline
@@ -41,6 +42,12 @@ func (r *renderer) Columns() featureColumns {
 	f.UseCategorical = useCats && !f.Dummies
 	f.UseHighCard = typed && len(f.HighCard) > 0 && r.c["features.high_card"] != "drop"
 	f.UseText = typed && len(f.Text) > 0
+	for _, c := range r.P.Columns {
+		used := !c.HighCardinality && useCats || c.HighCardinality && f.UseHighCard
+		if c.PandasNumeric && c.Kind == KindCategorical && used {
+			f.Labels = append(f.Labels, c.Name)
+		}
+	}
 	f.Selected = "numeric_columns"
 	if f.UseCategorical {
 		f.Selected += " + categorical_columns"
