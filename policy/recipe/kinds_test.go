@@ -81,7 +81,7 @@ func TestClassify(t *testing.T) {
 // feature column (a program that fails on every table teaches nothing).
 func TestPlansKeepFeatures(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, name := range append(fixtureTasks, "tiny-events", "tiny-notes") {
+	for _, name := range fixtureTasks {
 		p := mustProfile(t, filepath.Join("testdata", name))
 		for range 300 {
 			pl := Random(p, rng)
