@@ -131,7 +131,8 @@ var grammar = []spec{
 	{name: "features.columns", part: PartFeatures, options: []string{"typed", "numeric_only", "raw"}, applies: always,
 		allowed: func(p *Profile, _ choices, o string) bool { return columnsAllowed(p, o) }},
 	{name: "features.missing", part: PartFeatures, options: []string{"none", "drop_rows", "mean", "median", "most_frequent"},
-		applies: func(_ *Profile, c choices) bool { return notRaw(c) }},
+		applies: func(_ *Profile, c choices) bool { return notRaw(c) },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop_rows" || keepsRows(p, c) }},
 	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() },
 		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "categorical") }},
@@ -247,6 +248,22 @@ func keepsFeatures(p *Profile, c choices, dropping string) bool {
 		}
 	}
 	return false
+}
+
+// minRowsLeft is the fewest training rows dropping incomplete rows may
+// leave: fewer fail a holdout or 5-fold split, or leave classes unseen.
+const minRowsLeft = 50
+
+// keepsRows says dropping the rows with a missing value (after read.rows
+// took its share) leaves at least minRowsLeft rows, or drops none from a
+// table smaller than that.
+func keepsRows(p *Profile, c choices) bool {
+	share := map[string]float64{"half": 0.5, "fifth": 0.2}[c["read.rows"]]
+	if share == 0 {
+		share = 1
+	}
+	before := share * float64(p.TrainRows)
+	return p.CompleteFrac*before >= min(minRowsLeft, before)
 }
 
 // columnsAllowed masks numeric_only on a table without numbers or dates.

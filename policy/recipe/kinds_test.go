@@ -143,3 +143,28 @@ func TestNewKindsOptionsRun(t *testing.T) {
 		t.Logf("%s %v: %s", tc.task, tc.choose, r)
 	}
 }
+
+// TestDropRowsMask: dropping incomplete rows is offered unless it would
+// leave fewer than minRowsLeft rows of a table that had more.
+func TestDropRowsMask(t *testing.T) {
+	for _, tc := range []struct {
+		rows     int
+		complete float64
+		read     string
+		want     bool
+	}{
+		{3000, 0.01, "all", false}, // 30 rows left
+		{3000, 0.1, "all", true},
+		{3000, 0.1, "fifth", true}, // 60 rows left
+		{1000, 0.2, "fifth", false},
+		{40, 1, "all", true}, // nothing dropped from a small table
+	} {
+		p := &Profile{TrainRows: tc.rows, CompleteFrac: tc.complete}
+		if got := keepsRows(p, choices{"read.rows": tc.read}); got != tc.want {
+			t.Errorf("%d rows, %.2f complete, read %s: keepsRows %v", tc.rows, tc.complete, tc.read, got)
+		}
+	}
+	if p := mustProfile(t, "testdata/tiny-soy"); p.CompleteFrac <= 0 || p.CompleteFrac >= 1 {
+		t.Errorf("tiny-soy complete rows %.2f, want a share strictly between 0 and 1", p.CompleteFrac)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,6 +107,9 @@ type Profile struct {
 
 	NonASCII    bool    `json:"non_ascii"`    // train.csv or test.csv has bytes >= 0x80
 	MissingFrac float64 `json:"missing_frac"` // share of missing feature cells in train
+	// CompleteFrac is the share of sampled train rows with no missing cell:
+	// what features.missing=drop_rows keeps.
+	CompleteFrac float64 `json:"complete_frac"`
 }
 
 // pandasNA are the strings pandas 1.5's read_csv turns into NaN by default; the
@@ -192,6 +196,7 @@ func NewProfile(t *task.Task) (*Profile, error) {
 	if cells > 0 {
 		p.MissingFrac = missing / cells
 	}
+	p.CompleteFrac = completeFrac(trainRows, len(trainHeader))
 
 	if err := p.findImagesByID(trainRows, idIdx); err != nil {
 		return nil, err
@@ -220,6 +225,21 @@ func summarise(c *Column, rows [][]string, i int) {
 		return
 	}
 	classify(c, st)
+}
+
+// completeFrac is the share of rows with every one of width cells present
+// (a short row lacks cells), 1 without rows.
+func completeFrac(rows [][]string, width int) float64 {
+	if len(rows) == 0 {
+		return 1
+	}
+	complete := 0
+	for _, r := range rows {
+		if len(r) >= width && !slices.ContainsFunc(r, func(v string) bool { return pandasNA[v] }) {
+			complete++
+		}
+	}
+	return float64(complete) / float64(len(rows))
 }
 
 func utf8ValidASCII(s string) bool {
