@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mlerl/mlerl/grade"
@@ -100,10 +101,41 @@ func familyAllowed(p *Profile, c choices, fam string) bool {
 	switch fam {
 	case "logistic", "naive_bayes":
 		return classifies(p, c)
-	case "linear", "kernel_ridge", "pls":
+	case "linear", "kernel_ridge":
 		return !classifies(p, c)
+	case "pls": // at least its fewest components
+		return !classifies(p, c) && minFeatures(p, c) >= 5
 	}
 	return true
+}
+
+// minFeatures is a lower bound on the columns the model gets, from the
+// feature choices so far: PLS cannot have more components than that.
+func minFeatures(p *Profile, c choices) int {
+	if !notRaw(c) { // every column but the id and the targets
+		return len(p.Columns) - 1 - len(p.TrainTargets)
+	}
+	n := len(p.Kinds(KindNumeric))
+	if m := c["features.series"]; m == "diff1" || m == "diff2" || m == "snv_diff1" {
+		n -= 2
+	}
+	if c["features.dates"] == "parts" {
+		n += 5 * len(p.Kinds(KindDate)) // year, month, day, weekday, days
+	}
+	if !typed(c) {
+		return n
+	}
+	if c["features.categorical"] != "drop" {
+		n += len(p.Categorical(false))
+	}
+	if c["features.high_card"] != "drop" {
+		n += len(p.Categorical(true))
+	}
+	n += len(p.Kinds(KindText))
+	if p.HasImages() {
+		n++
+	}
+	return n
 }
 
 // classifies says the plan predicts classes: a classification task, unless an
@@ -205,7 +237,8 @@ var grammar = []spec{
 	// guess of the data's scale.
 	{name: "kernel_ridge.alpha", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "1", "cv"}, applies: hyper("kernel_ridge.alpha")},
 	{name: "kernel_ridge.gamma", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "cv"}, applies: hyper("kernel_ridge.gamma")},
-	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, applies: hyper("pls.n_components")},
+	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, applies: hyper("pls.n_components"),
+		allowed: func(p *Profile, c choices, o string) bool { n, _ := strconv.Atoi(o); return n <= minFeatures(p, c) }},
 	// The weight of naive Bayes in the log-linear pool (ensemble=nb_loglinear).
 	{name: "ensemble.nb_weight", part: PartEnsembling, options: []string{"0.05", "0.1", "0.2"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "nb_loglinear" }},

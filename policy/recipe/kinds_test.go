@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,24 @@ func TestDropRowsMask(t *testing.T) {
 	}
 	if p := mustProfile(t, "testdata/tiny-soy"); p.CompleteFrac <= 0 || p.CompleteFrac >= 1 {
 		t.Errorf("tiny-soy complete rows %.2f, want a share strictly between 0 and 1", p.CompleteFrac)
+	}
+}
+
+// TestPLSComponentsMask: PLS is offered only with at least as many feature
+// columns as its components (tiny-events, numeric only: one number, and ten
+// date parts unless dates are dropped).
+func TestPLSComponentsMask(t *testing.T) {
+	p := mustProfile(t, "testdata/tiny-events")
+	_, asked := walk(t, p, nil, map[string]string{"features.columns": "numeric_only", "features.dates": "parts", "model.family": "pls"})
+	for _, d := range asked {
+		if d.Name == "pls.n_components" && !slices.Equal(d.Options, []string{"5", "10"}) {
+			t.Errorf("pls.n_components options %v, want [5 10]", d.Options)
+		}
+	}
+	_, asked = walk(t, p, nil, map[string]string{"features.columns": "numeric_only", "features.dates": "drop"})
+	for _, d := range asked {
+		if d.Name == "model.family" && slices.Contains(d.Options, "pls") {
+			t.Errorf("pls offered for one feature column: %v", d.Options)
+		}
 	}
 }
