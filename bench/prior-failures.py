@@ -18,7 +18,7 @@ import sys
 DELIBERATE = [
     (r"UnicodeDecodeError: 'ascii'", "ascii loader"),
     (r"ParserError: Error tokenizing", "sniff loader"),
-    (r"^KeyError: '[^'\[]*'$", "semicolon loader (no target column)"),
+    (r"^KeyError: '[^'\[]*'$|^KeyError: \"None of \[Index", "semicolon loader (no target column)"),
     (r"could not convert string to float", "raw columns"),
     (r"Input X contains NaN|Input contains NaN|does not accept missing values", "NaN to a model without NaN"),
     (r"dense data is required", "sparse to a dense-only model"),
