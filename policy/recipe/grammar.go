@@ -217,7 +217,8 @@ var grammar = []spec{
 	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
-		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() }},
+		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() },
+		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) }},
 	// Added after the first release, so appended here (IDs stay stable) but
 	// asked just before the model family, which it masks: see askOrder.
 	{name: "target.ordinal", part: PartModel, options: []string{"classes", "regression"},
@@ -287,15 +288,35 @@ func keepsFeatures(p *Profile, c choices, dropping string) bool {
 // leave: fewer fail a holdout or 5-fold split, or leave classes unseen.
 const minRowsLeft = 50
 
+// rowsShare is the share of training rows read.rows keeps.
+func rowsShare(c choices) float64 {
+	if share, ok := map[string]float64{"half": 0.5, "fifth": 0.2}[c["read.rows"]]; ok {
+		return share
+	}
+	return 1
+}
+
+// calibratable says the rarest class is expected to keep the 3 rows
+// CalibratedClassifierCV's 3 stratified folds need after a validation split
+// and read.rows took theirs (twice that from a random share of the rows,
+// which may hold fewer than expected); with fewer, calibration fails on
+// every run.
+func calibratable(p *Profile, c choices) bool {
+	share, need := rowsShare(c), 3.0
+	if share < 1 {
+		need = 6
+	}
+	if v := c["validation"]; v == "holdout" || v == "cv5" {
+		share *= 0.8
+	}
+	return p.MinorityFrac*float64(p.TrainRows)*share >= need
+}
+
 // keepsRows says dropping the rows with a missing value (after read.rows
 // took its share) leaves at least minRowsLeft rows, or drops none from a
 // table smaller than that.
 func keepsRows(p *Profile, c choices) bool {
-	share := map[string]float64{"half": 0.5, "fifth": 0.2}[c["read.rows"]]
-	if share == 0 {
-		share = 1
-	}
-	before := share * float64(p.TrainRows)
+	before := rowsShare(c) * float64(p.TrainRows)
 	return p.CompleteFrac*before >= min(minRowsLeft, before)
 }
 
@@ -682,6 +703,11 @@ func defaultsFor(p *Profile) preferences {
 		prefs["ensemble"] = []string{"nb_loglinear", "none"}
 	}
 	switch {
+	case p.HasText() && p.IsClassification() && p.family().Columns == grade.ColumnPerClass &&
+		!calibratable(p, choices{"read.rows": "all", "validation": "holdout"}):
+		// Classes too rare to calibrate: a linear SVM has no probabilities
+		// of its own, logistic regression has.
+		prefs["model.family"] = []string{"logistic"}
 	case p.HasText() && p.IsClassification() && p.family().Columns == grade.ColumnPerClass: // log_loss
 		// Log loss scores the probabilities themselves: a linear SVM with
 		// isotonic calibration is better calibrated than a lightly

@@ -188,3 +188,23 @@ func TestPLSComponentsMask(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibratableMask: calibration's 3 folds need 3 rows of the rarest
+// class (6 from a random share of the rows).
+func TestCalibratableMask(t *testing.T) {
+	for _, tc := range []struct {
+		rows, rarest int
+		read, valid  string
+		want         bool
+	}{
+		{4000, 2, "all", "none", false},
+		{546, 6, "all", "cv5", true},     // 4.8 rows expected in a fold's training part
+		{546, 6, "fifth", "none", false}, // 1.2 expected in a random fifth
+		{5000, 100, "fifth", "holdout", true},
+	} {
+		p := &Profile{TrainRows: tc.rows, MinorityFrac: float64(tc.rarest) / float64(tc.rows)}
+		if got := calibratable(p, choices{"read.rows": tc.read, "validation": tc.valid}); got != tc.want {
+			t.Errorf("%+v: calibratable %v", tc, got)
+		}
+	}
+}
