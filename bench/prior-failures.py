@@ -22,7 +22,7 @@ DELIBERATE = [
     (r"could not convert string to float", "raw columns"),
     (r"Input X contains NaN|Input contains NaN|does not accept missing values", "NaN to a model without NaN"),
     (r"dense data is required", "sparse to a dense-only model"),
-    (r"has no attribute 'predict_proba'", "no predict_proba"),
+    (r"has no attribute 'predict_proba'|predict_proba is not available", "no predict_proba"),
     (r"Negative values in data passed to", "negative features to naive Bayes"),
 ]
 
