@@ -78,10 +78,11 @@ const (
 	minIDRows = 20
 )
 
-// classify sets the kind of a feature column. In order: image paths, identifiers (named
-// like one and nearly unique, or one distinct token per row), numbers, dates in one strict format, free text, and the rest
-// categorical; an id-named column with repeated values is categorical even
-// when its values are numbers, since an id's size means nothing.
+// classify sets the kind of a feature column. In order: image paths;
+// identifiers (named like one and nearly unique, or one distinct token per
+// row); an id-named column of whole numbers with repeated values, which is
+// categorical (an id's size means nothing); numbers; dates in one strict
+// format; free text; and the rest categorical.
 func classify(c *Column, st stats) {
 	share := 0.0
 	if st.present > 0 {
