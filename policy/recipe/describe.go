@@ -48,6 +48,13 @@ var describeWords = map[string]map[string]string{
 		"snv_diff1": "replace the ordered series columns by first differences of each row standardised (SNV)",
 		"savgol":    "add Savitzky-Golay first and second derivatives of the ordered series columns",
 	},
+	"features.text_columns": {"per_column": "each text column with its own vocabulary", "joined": "the text columns joined into one"},
+	"features.dates":        {"parts": "turn dates into year, month, day, weekday, hour and days since 1970", "drop": "drop date columns"},
+	"features.high_card": {
+		"onehot_grouped": "one-hot encode many-level categorical columns with levels under 5 rows grouped",
+		"target_mean":    "encode many-level categorical columns by the out-of-fold mean target per level",
+		"ordinal":        "encode many-level categorical columns as integers", "drop": "drop many-level categorical columns",
+	},
 	"features.image": {
 		"gray_scaled": "read images as grayscale pixels in [0, 1]", "gray_raw": "read images as raw grayscale pixel values",
 		"rgb_scaled": "read images as RGB pixels in [0, 1]",
@@ -72,7 +79,16 @@ func describeFeatures(c choices) string {
 		f = append(f, describeWords["features.categorical"][v])
 	}
 	if v := c["features.text"]; v != "" {
-		f = append(f, fmt.Sprintf("turn text into %s (at most %s features)", describeWords["features.text"][v], c["features.text_max"]))
+		text := fmt.Sprintf("turn text into %s (at most %s features)", describeWords["features.text"][v], c["features.text_max"])
+		if w := c["features.text_columns"]; w != "" {
+			text += ", " + describeWords["features.text_columns"][w]
+		}
+		f = append(f, text)
+	}
+	for _, d := range []string{"features.dates", "features.high_card"} {
+		if v := c[d]; v != "" {
+			f = append(f, describeWords[d][v])
+		}
 	}
 	if v := c["features.series"]; v != "" && v != "none" {
 		f = append(f, describeWords["features.series"][v])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mlerl/mlerl/grade"
@@ -100,10 +101,41 @@ func familyAllowed(p *Profile, c choices, fam string) bool {
 	switch fam {
 	case "logistic", "naive_bayes":
 		return classifies(p, c)
-	case "linear", "kernel_ridge", "pls":
+	case "linear", "kernel_ridge":
 		return !classifies(p, c)
+	case "pls": // at least its fewest components
+		return !classifies(p, c) && minFeatures(p, c) >= 5
 	}
 	return true
+}
+
+// minFeatures is a lower bound on the columns the model gets, from the
+// feature choices so far: PLS cannot have more components than that.
+func minFeatures(p *Profile, c choices) int {
+	if !notRaw(c) { // every column but the id and the targets
+		return len(p.Columns) - 1 - len(p.TrainTargets)
+	}
+	n := len(p.Kinds(KindNumeric))
+	if m := c["features.series"]; m == "diff1" || m == "diff2" || m == "snv_diff1" {
+		n -= 2
+	}
+	if c["features.dates"] == "parts" {
+		n += 5 * len(p.Kinds(KindDate)) // year, month, day, weekday, days
+	}
+	if !typed(c) {
+		return n
+	}
+	if c["features.categorical"] != "drop" {
+		n += len(p.Categorical(false))
+	}
+	if c["features.high_card"] != "drop" {
+		n += len(p.Categorical(true))
+	}
+	n += len(p.Kinds(KindText))
+	if p.HasImages() {
+		n++
+	}
+	return n
 }
 
 // classifies says the plan predicts classes: a classification task, unless an
@@ -128,11 +160,14 @@ var grammar = []spec{
 	// How to read the files. Some options do not fit some files; that is the point.
 	{name: "read.loader", part: PartFeatures, options: []string{"default", "sniff", "ascii", "semicolon"}, applies: always},
 	{name: "read.rows", part: PartFeatures, options: []string{"all", "half", "fifth"}, applies: always},
-	{name: "features.columns", part: PartFeatures, options: []string{"typed", "numeric_only", "raw"}, applies: always},
+	{name: "features.columns", part: PartFeatures, options: []string{"typed", "numeric_only", "raw"}, applies: always,
+		allowed: func(p *Profile, _ choices, o string) bool { return columnsAllowed(p, o) }},
 	{name: "features.missing", part: PartFeatures, options: []string{"none", "drop_rows", "mean", "median", "most_frequent"},
-		applies: func(_ *Profile, c choices) bool { return notRaw(c) }},
+		applies: func(_ *Profile, c choices) bool { return notRaw(c) },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop_rows" || keepsRows(p, c) }},
 	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
-		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() }},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "categorical") }},
 	{name: "features.text", part: PartFeatures, options: []string{"tfidf_word", "tfidf_word_1_2", "tfidf_char", "counts", "hashing", "tfidf_word_char", "tfidf_word_char_cased"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasText() }},
 	{name: "features.text_max", part: PartFeatures, options: []string{"2000", "20000", "200000"},
@@ -182,7 +217,8 @@ var grammar = []spec{
 	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
-		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() }},
+		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() },
+		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) }},
 	// Added after the first release, so appended here (IDs stay stable) but
 	// asked just before the model family, which it masks: see askOrder.
 	{name: "target.ordinal", part: PartModel, options: []string{"classes", "regression"},
@@ -202,10 +238,91 @@ var grammar = []spec{
 	// guess of the data's scale.
 	{name: "kernel_ridge.alpha", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "1", "cv"}, applies: hyper("kernel_ridge.alpha")},
 	{name: "kernel_ridge.gamma", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "cv"}, applies: hyper("kernel_ridge.gamma")},
-	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, applies: hyper("pls.n_components")},
+	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, applies: hyper("pls.n_components"),
+		allowed: func(p *Profile, c choices, o string) bool { n, _ := strconv.Atoi(o); return n <= minFeatures(p, c) }},
 	// The weight of naive Bayes in the log-linear pool (ensemble=nb_loglinear).
 	{name: "ensemble.nb_weight", part: PartEnsembling, options: []string{"0.05", "0.1", "0.2"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "nb_loglinear" }},
+	// Added for the tables users have (issue 10): several free-text columns
+	// are vectorised one by one, each with its own vocabulary, or joined
+	// into one document per row that shares one.
+	{name: "features.text_columns", part: PartFeatures, options: []string{"per_column", "joined"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && len(p.Kinds(KindText)) > 1 }},
+	// Dates become numbers (year, month, day, weekday, hour, days since
+	// 1970), or are dropped; dropping is masked when nothing would be left.
+	{name: "features.dates", part: PartFeatures, options: []string{"parts", "drop"},
+		applies: func(p *Profile, c choices) bool { return notRaw(c) && p.HasDates() },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "dates") }},
+	// Categorical columns with many levels (Column.HighCardinality): one-hot
+	// with rare levels (under 5 rows) grouped into one column, the mean
+	// target per level (out of fold on training rows, so no row sees its
+	// own target), integer codes, or dropped.
+	{name: "features.high_card", part: PartFeatures, options: []string{"onehot_grouped", "target_mean", "ordinal", "drop"},
+		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasHighCardinality() },
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "high_card") }},
+}
+
+// keepsFeatures says some group of feature columns is left when the group
+// dropping is dropped, given the choices so far (a group whose decision is
+// still to come counts as kept; its own drop is masked in turn). A plan
+// with no feature left fails on every table, which teaches nothing.
+func keepsFeatures(p *Profile, c choices, dropping string) bool {
+	groups := map[string]bool{
+		"numeric":     len(p.Kinds(KindNumeric)) > 0,
+		"dates":       p.HasDates() && c["features.dates"] != "drop",
+		"categorical": typed(c) && p.HasCategorical() && c["features.categorical"] != "drop",
+		"high_card":   typed(c) && p.HasHighCardinality() && c["features.high_card"] != "drop",
+		"text":        typed(c) && p.HasText(),
+		"image":       typed(c) && p.HasImages(),
+	}
+	delete(groups, dropping)
+	for _, kept := range groups {
+		if kept {
+			return true
+		}
+	}
+	return false
+}
+
+// minRowsLeft is the fewest training rows dropping incomplete rows may
+// leave: fewer fail a holdout or 5-fold split, or leave classes unseen.
+const minRowsLeft = 50
+
+// rowsShare is the share of training rows read.rows keeps.
+func rowsShare(c choices) float64 {
+	if share, ok := map[string]float64{"half": 0.5, "fifth": 0.2}[c["read.rows"]]; ok {
+		return share
+	}
+	return 1
+}
+
+// calibratable says the rarest class is expected to keep the 3 rows
+// CalibratedClassifierCV's 3 stratified folds need after a validation split
+// and read.rows took theirs (twice that from a random share of the rows,
+// which may hold fewer than expected); with fewer, calibration fails on
+// every run.
+func calibratable(p *Profile, c choices) bool {
+	share, need := rowsShare(c), 3.0
+	if share < 1 {
+		need = 6
+	}
+	if v := c["validation"]; v == "holdout" || v == "cv5" {
+		share *= 0.8
+	}
+	return p.MinorityFrac*float64(p.TrainRows)*share >= need
+}
+
+// keepsRows says dropping the rows with a missing value (after read.rows
+// took its share) leaves at least minRowsLeft rows, or drops none from a
+// table smaller than that.
+func keepsRows(p *Profile, c choices) bool {
+	before := rowsShare(c) * float64(p.TrainRows)
+	return p.CompleteFrac*before >= min(minRowsLeft, before)
+}
+
+// columnsAllowed masks numeric_only on a table without numbers or dates.
+func columnsAllowed(p *Profile, o string) bool {
+	return o != "numeric_only" || len(p.Kinds(KindNumeric)) > 0 || p.HasDates()
 }
 
 // poolsNB says ensemble=nb_loglinear fits the plan: a classifier with text
@@ -226,6 +343,10 @@ var askedBefore = map[string]string{
 	"kernel_ridge.gamma":  "validation",
 	"pls.n_components":    "validation",
 	"ensemble.nb_weight":  "calibration",
+	// features.categorical's drop mask counts on these being asked after it.
+	"features.text_columns": "features.text",
+	"features.dates":        "features.scaling",
+	"features.high_card":    "features.scaling",
 }
 
 // askOrder is the order the walker asks decisions in (indexes into grammar);
@@ -541,6 +662,13 @@ var defaultPrefs = map[string][]string{
 	"svm.C":                {"1"},
 	"ensemble.nb_weight":   {"0.1"},
 	"pls.n_components":     {"10"},
+	// Each text column keeps its own vocabulary (what one text column gets);
+	// dates as their parts; the mean target per level is dense and one
+	// column per level-column, so it suits the boosted trees Default picks
+	// for tables as well as linear models.
+	"features.text_columns": {"per_column"},
+	"features.dates":        {"parts"},
+	"features.high_card":    {"target_mean"},
 }
 
 // Default is a sensible quick plan for p.
@@ -575,6 +703,11 @@ func defaultsFor(p *Profile) preferences {
 		prefs["ensemble"] = []string{"nb_loglinear", "none"}
 	}
 	switch {
+	case p.HasText() && p.IsClassification() && p.family().Columns == grade.ColumnPerClass &&
+		!calibratable(p, choices{"read.rows": "all", "validation": "holdout"}):
+		// Classes too rare to calibrate: a linear SVM has no probabilities
+		// of its own, logistic regression has.
+		prefs["model.family"] = []string{"logistic"}
 	case p.HasText() && p.IsClassification() && p.family().Columns == grade.ColumnPerClass: // log_loss
 		// Log loss scores the probabilities themselves: a linear SVM with
 		// isotonic calibration is better calibrated than a lightly

@@ -51,7 +51,7 @@ func fixturePolicy(t testing.TB, name string, seed uint64) (*Policy, *task.Task)
 }
 
 // fixtureTasks are the small tasks in testdata/.
-var fixtureTasks = []string{"tiny-reviews", "tiny-churn", "tiny-digits", "tiny-meats", "tiny-soy"}
+var fixtureTasks = []string{"tiny-reviews", "tiny-churn", "tiny-digits", "tiny-meats", "tiny-soy", "tiny-events", "tiny-notes"}
 
 // suiteTasks are the suite's task folders present on this checkout.
 func suiteTasks() []string {

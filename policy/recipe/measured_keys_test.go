@@ -35,8 +35,27 @@ func TestMeasuredKeysValidate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
+		if why := retired(p, pl); why != "" {
+			t.Logf("line %d (%s): retired: %s", i+1, m.Task, why)
+			continue
+		}
 		if err := pl.Validate(p); err != nil {
 			t.Errorf("line %d (%s, %s): %v", i+1, m.Task, m.Plan, err)
 		}
 	}
+}
+
+// retired says why a plan measured before a grammar change can no longer be
+// walked on p, "" when it should be: the profile found an id where it saw a
+// categorical column (fine-food-reviews' product, one value per row and none
+// shared with test), or the plan used only numeric columns of a table with
+// none (it failed with no features, and the option is masked now).
+func retired(p *Profile, pl *Plan) string {
+	switch {
+	case pl.Get("features.categorical") != "" && !p.HasCategorical():
+		return "no categorical column of few levels in the profile now"
+	case pl.Get("features.columns") == "numeric_only" && !columnsAllowed(p, "numeric_only"):
+		return "numeric_only on a table without numeric columns is masked"
+	}
+	return ""
 }

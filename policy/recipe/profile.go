@@ -21,10 +21,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/task"
@@ -41,6 +41,12 @@ const (
 	KindCategorical ColumnKind = "categorical"
 	KindText        ColumnKind = "text"
 	KindImage       ColumnKind = "image" // a relative path to an image file under data/
+	// Added later: a date or date-time string in one strict format
+	// (Column.DateFormat), expanded to numbers by features.dates.
+	KindDate ColumnKind = "date"
+	// A per-row identifier other than the task's id column (a record
+	// number, a tweet id): never a feature, whatever pandas reads it as.
+	KindIDLike ColumnKind = "id_like"
 )
 
 // TargetKind is the learning problem the metric and target columns imply.
@@ -64,6 +70,13 @@ type Column struct {
 	InTest      bool       `json:"in_test"`      // present in test.csv
 	NonASCII    bool       `json:"non_ascii"`    // some value has a byte >= 0x80
 	IntegerOnly bool       `json:"integer_only"` // numeric and every value is a whole number
+	// HighCardinality marks a categorical column with more than
+	// highCardinalityLevels levels: one-hot encoding it makes hundreds of
+	// columns, so the grammar encodes it its own way (features.high_card).
+	HighCardinality bool    `json:"high_cardinality,omitempty"`
+	DateFormat      string  `json:"date_format,omitempty"`    // KindDate: the strptime format every value fits
+	PandasNumeric   bool    `json:"pandas_numeric,omitempty"` // pandas reads it as numbers or booleans, though its kind is not numeric
+	MeanWords       float64 `json:"mean_words,omitempty"`     // mean count of space-separated tokens of non-missing values
 }
 
 // Profile is what a solution writer knows of a task after looking at its public
@@ -94,6 +107,9 @@ type Profile struct {
 
 	NonASCII    bool    `json:"non_ascii"`    // train.csv or test.csv has bytes >= 0x80
 	MissingFrac float64 `json:"missing_frac"` // share of missing feature cells in train
+	// CompleteFrac is the share of sampled train rows with no missing cell:
+	// what features.missing=drop_rows keeps.
+	CompleteFrac float64 `json:"complete_frac"`
 }
 
 // pandasNA are the strings pandas 1.5's read_csv turns into NaN by default; the
@@ -171,7 +187,7 @@ func NewProfile(t *task.Task) (*Profile, error) {
 
 	var missing, cells float64
 	for _, c := range p.Columns {
-		if c.Kind == KindID || c.Kind == KindTarget {
+		if c.Kind == KindID || c.Kind == KindTarget || c.Kind == KindIDLike {
 			continue
 		}
 		missing += c.MissingFrac
@@ -180,6 +196,7 @@ func NewProfile(t *task.Task) (*Profile, error) {
 	if cells > 0 {
 		p.MissingFrac = missing / cells
 	}
+	p.CompleteFrac = completeFrac(trainRows, len(trainHeader))
 
 	if err := p.findImagesByID(trainRows, idIdx); err != nil {
 		return nil, err
@@ -190,70 +207,39 @@ func NewProfile(t *task.Task) (*Profile, error) {
 	return p, nil
 }
 
-// summarise fills a column's kind and statistics from sample rows. A column is
-// numeric when every present value parses as a number; among strings, image
-// paths are recognised by extension and free text by length, the rest is
-// categorical.
+// summarise fills a column's statistics from sample rows and, unless the
+// column is the id or a target, its kind (see classify).
 func summarise(c *Column, rows [][]string, i int) {
-	numeric, integer := true, true
-	var present, totalLen, words int
-	seen := map[string]bool{}
-	images := 0
-	for _, r := range rows {
-		if i >= len(r) {
-			continue
-		}
-		v := r[i]
-		if pandasNA[v] {
-			continue
-		}
-		present++
-		totalLen += utf8.RuneCountInString(v)
-		words += len(strings.Fields(v))
-		if len(seen) <= 1000 {
-			seen[v] = true
-		}
-		if !utf8ValidASCII(v) {
-			c.NonASCII = true
-		}
-		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
-			numeric = false
-		} else if f != math.Trunc(f) {
-			integer = false
-		}
-		lv := strings.ToLower(v)
-		for _, ext := range imageExts {
-			if strings.HasSuffix(lv, ext) {
-				images++
-				break
-			}
-		}
-	}
+	st := columnStats(rows, i)
 	if len(rows) > 0 {
-		c.MissingFrac = float64(len(rows)-present) / float64(len(rows))
+		c.MissingFrac = float64(len(rows)-st.present) / float64(len(rows))
 	}
-	c.Unique = len(seen)
-	if present > 0 {
-		c.MeanLen = float64(totalLen) / float64(present)
+	c.Unique = len(st.seen)
+	c.NonASCII = st.nonASCII
+	if st.present > 0 {
+		c.MeanLen = float64(st.totalLen) / float64(st.present)
+		c.MeanWords = float64(st.words) / float64(st.present)
 	}
-	c.IntegerOnly = numeric && integer && present > 0
+	c.IntegerOnly = st.numeric && st.integer && st.present > 0
 	if c.Kind != "" {
 		return
 	}
-	meanWords := 0.0
-	if present > 0 {
-		meanWords = float64(words) / float64(present)
+	classify(c, st)
+}
+
+// completeFrac is the share of rows with every one of width cells present
+// (a short row lacks cells), 1 without rows.
+func completeFrac(rows [][]string, width int) float64 {
+	if len(rows) == 0 {
+		return 1
 	}
-	switch {
-	case numeric:
-		c.Kind = KindNumeric
-	case present > 0 && images*10 >= present*9:
-		c.Kind = KindImage
-	case c.MeanLen >= 30 || (meanWords >= 3 && float64(c.Unique) > 0.5*float64(present)):
-		c.Kind = KindText
-	default:
-		c.Kind = KindCategorical
+	complete := 0
+	for _, r := range rows {
+		if len(r) >= width && !slices.ContainsFunc(r, func(v string) bool { return pandasNA[v] }) {
+			complete++
+		}
 	}
+	return float64(complete) / float64(len(rows))
 }
 
 func utf8ValidASCII(s string) bool {
@@ -461,8 +447,29 @@ func (p *Profile) HasText() bool { return len(p.Kinds(KindText)) > 0 }
 // HasImages says the task has images, named by a column or found by id.
 func (p *Profile) HasImages() bool { return p != nil && (p.ImagesByID || len(p.Kinds(KindImage)) > 0) }
 
-// HasCategorical says the task has categorical columns.
-func (p *Profile) HasCategorical() bool { return len(p.Kinds(KindCategorical)) > 0 }
+// HasCategorical says the task has categorical columns of few levels.
+func (p *Profile) HasCategorical() bool { return len(p.Categorical(false)) > 0 }
+
+// HasHighCardinality says the task has categorical columns of many levels.
+func (p *Profile) HasHighCardinality() bool { return len(p.Categorical(true)) > 0 }
+
+// HasDates says the task has date columns.
+func (p *Profile) HasDates() bool { return len(p.Kinds(KindDate)) > 0 }
+
+// Categorical names the categorical columns of many levels (high) or of
+// few, in file order.
+func (p *Profile) Categorical(high bool) []string {
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range p.Columns {
+		if c.Kind == KindCategorical && c.HighCardinality == high {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
 
 // minSeriesColumns is the fewest stem-numbered columns that make a series.
 const minSeriesColumns = 20
@@ -629,7 +636,7 @@ func (p *Profile) Features() []float64 {
 	var textLen, textCols float64
 	for _, c := range p.Columns {
 		switch c.Kind {
-		case KindID, KindTarget:
+		case KindID, KindTarget, KindIDLike:
 			continue
 		case KindNumeric:
 			num++

@@ -181,8 +181,14 @@ func (r *renderer) LogScale() bool { return r.metric.LogScale }
 // PLSColumn says the model is PLS predicting one target, as a column.
 func (r *renderer) PLSColumn() bool { return r.c["model.family"] == "pls" && !r.Multi }
 
-// TextColumns are the task's text columns.
-func (r *renderer) TextColumns() []string { return r.P.Kinds(KindText) }
+// TextColumns are the text columns the model reads: the task's, or the one
+// column joining them (features.text_columns=joined).
+func (r *renderer) TextColumns() []string {
+	if r.c["features.text_columns"] == "joined" {
+		return []string{"joined_text"}
+	}
+	return r.P.Kinds(KindText)
+}
 
 // ImageColumn is the column naming each row's image file.
 func (r *renderer) ImageColumn() string { return r.P.Kinds(KindImage)[0] }

@@ -8,11 +8,17 @@ import (
 
 // featureColumns is which typed columns a plan uses and how.
 type featureColumns struct {
-	Categorical    []string // the task's categorical columns
-	Text           []string // the task's text columns
+	Categorical    []string // the task's categorical columns of few levels
+	HighCard       []string // the task's categorical columns of many levels
+	Text           []string // the text columns the pipeline vectorises (one joined column, when joined)
+	TextSources    []string // the task's text columns
+	NotNumeric     []string // columns pandas reads as numbers that are ids or labels, not quantities
+	Labels         []string // the categorical ones among them, used as features: turned into strings
 	Dummies        bool     // categorical columns one-hot encoded by pandas before the split
 	UseCategorical bool     // categorical columns encoded in the pipeline
+	UseHighCard    bool     // high-cardinality columns encoded in the pipeline
 	UseText        bool     // text columns vectorised in the pipeline
+	Joined         bool     // the text columns joined into one before vectorising
 	Imputing       bool     // missing values imputed
 	Selected       string   // the Python expression listing X's columns
 }
@@ -23,17 +29,31 @@ func (r *renderer) Columns() featureColumns {
 	impute := r.c["features.missing"]
 	catMode := r.c["features.categorical"]
 	f := featureColumns{
-		Categorical: r.P.Kinds(KindCategorical),
-		Text:        r.P.Kinds(KindText),
+		Categorical: r.P.Categorical(false),
+		HighCard:    r.P.Categorical(true),
+		Text:        r.TextColumns(),
+		TextSources: r.P.Kinds(KindText),
+		NotNumeric:  r.notNumeric(),
+		Joined:      r.c["features.text_columns"] == "joined",
 		Imputing:    impute == "mean" || impute == "median" || impute == "most_frequent",
 	}
 	useCats := typed && len(f.Categorical) > 0 && catMode != "drop"
 	f.Dummies = useCats && catMode == "get_dummies" // then they are numeric columns
 	f.UseCategorical = useCats && !f.Dummies
+	f.UseHighCard = typed && len(f.HighCard) > 0 && r.c["features.high_card"] != "drop"
 	f.UseText = typed && len(f.Text) > 0
+	for _, c := range r.P.Columns {
+		used := !c.HighCardinality && useCats || c.HighCardinality && f.UseHighCard
+		if c.PandasNumeric && c.Kind == KindCategorical && used {
+			f.Labels = append(f.Labels, c.Name)
+		}
+	}
 	f.Selected = "numeric_columns"
 	if f.UseCategorical {
 		f.Selected += " + categorical_columns"
+	}
+	if f.UseHighCard {
+		f.Selected += " + high_card_columns"
 	}
 	if f.UseText {
 		f.Selected += " + text_columns"
@@ -42,6 +62,35 @@ func (r *renderer) Columns() featureColumns {
 		f.Selected += ` + ["image_path"]`
 	}
 	return f
+}
+
+// notNumeric are the columns pandas reads as numbers or booleans whose kind
+// is not numeric (ids, id-like labels, TRUE/FALSE categories): left to the
+// dtype, they would be numeric features, and a categorical one selected
+// twice.
+func (r *renderer) notNumeric() []string {
+	var out []string
+	for _, c := range r.P.Columns {
+		if c.PandasNumeric && c.Kind != KindNumeric && c.Kind != KindID && c.Kind != KindTarget {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// DateFormats is the Python dict of the date columns and their strptime
+// formats when the plan turns dates into numbers, "" otherwise.
+func (r *renderer) DateFormats() string {
+	if r.Raw() || r.c["features.dates"] != "parts" {
+		return ""
+	}
+	var items []string
+	for _, c := range r.P.Columns {
+		if c.Kind == KindDate {
+			items = append(items, py(c.Name)+": "+py(c.DateFormat))
+		}
+	}
+	return "{" + strings.Join(items, ", ") + "}"
 }
 
 // Preprocess lists the ColumnTransformer's parts: numeric columns, then
@@ -60,6 +109,9 @@ func (r *renderer) Preprocess(f featureColumns) []string {
 	parts := []string{fmt.Sprintf("(\"numeric\", %s, numeric_columns)", r.pipe(num))}
 	if f.UseCategorical {
 		parts = append(parts, fmt.Sprintf("(\"categorical\", %s, categorical_columns)", r.pipe(r.categoricalSteps(f))))
+	}
+	if f.UseHighCard {
+		parts = append(parts, fmt.Sprintf("(\"high_cardinality\", %s, high_card_columns)", r.pipe(r.highCardSteps(f))))
 	}
 	if f.UseText {
 		vec := r.textVectoriser()
@@ -90,6 +142,41 @@ func (r *renderer) categoricalSteps(f featureColumns) []string {
 	}
 	r.use("sklearn.preprocessing", "OneHotEncoder")
 	return append(steps, `OneHotEncoder(handle_unknown="ignore")`)
+}
+
+// highCardSteps encode the high-cardinality columns as features.high_card says.
+func (r *renderer) highCardSteps(f featureColumns) []string {
+	var steps []string
+	mode := r.c["features.high_card"]
+	if f.Imputing && mode != "target_mean" { // the mean target per level treats missing as a level
+		steps = append(steps, `SimpleImputer(strategy="most_frequent")`)
+	}
+	switch mode {
+	case "onehot_grouped":
+		r.use("sklearn.preprocessing", "OneHotEncoder")
+		return append(steps, `OneHotEncoder(min_frequency=5, handle_unknown="infrequent_if_exist")`)
+	case "ordinal":
+		r.use("sklearn.preprocessing", "OrdinalEncoder")
+		return append(steps, `OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)`)
+	}
+	steps = append(steps, fmt.Sprintf("TargetMeanEncoder(per_class=%s)", pyBool(r.Cls)))
+	if r.c["features.scaling"] == "standard" {
+		r.use("sklearn.preprocessing", "StandardScaler")
+		steps = append(steps, "StandardScaler()")
+	}
+	return steps
+}
+
+// TargetMean says the program defines TargetMeanEncoder.
+func (r *renderer) TargetMean() bool {
+	return !r.Raw() && r.c["features.columns"] == "typed" && r.P.HasHighCardinality() && r.c["features.high_card"] == "target_mean"
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }
 
 // pipe renders a list of steps as one transformer.

@@ -40,7 +40,13 @@ func runProgram(t testing.TB, p *Profile, code string, limit time.Duration) runR
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "solution.py")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=2", "OPENBLAS_NUM_THREADS=2", "PYTHONHASHSEED=0")
+	// RECIPE_THREADS (default 2) lets a measurement run programs at one
+	// thread each, as train does with two slots on two cores.
+	threads := os.Getenv("RECIPE_THREADS")
+	if threads == "" {
+		threads = "2"
+	}
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS="+threads, "OPENBLAS_NUM_THREADS="+threads, "PYTHONHASHSEED=0")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()

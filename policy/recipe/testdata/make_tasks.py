@@ -124,3 +124,67 @@ sample = te[["plant"]].copy()
 for c in classes:
     sample[c] = 0.25
 write_task("tiny-soy", "log_loss", "plant", classes, tr, te.drop(columns=["Class"]), ans, sample)
+
+# The kinds of columns users' tables have beyond the suite's (issue 10): an
+# identifier per row (named, and an unnamed code), dates and date-times, a
+# high-cardinality categorical, ids shared by rows (a user), a TRUE/FALSE
+# column, short free-text titles, longer notes with missing values. Regression, rmse.
+n = 520
+venues = [f"venue {i}" for i in range(80)]
+venue_effect = rng.normal(0, 3, len(venues))
+users = rng.randint(1000, 1070, n)
+venue = rng.randint(0, len(venues), n)
+day = pd.Timestamp("2021-01-01") + pd.to_timedelta(rng.randint(0, 700, n), unit="D")
+hour = rng.randint(8, 23, n)
+outdoor = rng.rand(n) < 0.4
+adjectives = "big small late early open quiet loud grand local summer winter".split()
+nouns = "concert fair market talk match show party reading festival meeting".split()
+places = "hall park square garden library club stadium".split()
+titles = [f"{rng.choice(adjectives)} {rng.choice(nouns)} at the {rng.choice(places)}" for _ in range(n)]
+notes = np.array([" ".join(rng.choice(filler, 12)) for _ in range(n)], dtype=object)
+notes[rng.rand(n) < 0.2] = np.nan
+size = rng.uniform(10, 100, n).round(1)
+attendance = (size + venue_effect[venue] * 5 + 4 * np.sin(2 * np.pi * day.month.to_numpy() / 12) + 0.5 * (hour - 15)
+              + np.where(outdoor, 6, 0) + np.array([8 if "festival" in t else 0 for t in titles]) + rng.normal(0, 2, n))
+venue_names = np.array(venues, dtype=object)[venue]
+venue_names[rng.rand(n) < 0.05] = np.nan
+df = pd.DataFrame({"event_id": np.arange(n), "record_id": rng.permutation(n) + 500000,
+                   "ticket_code": [f"T{v:06x}" for v in rng.permutation(16**5)[:n]],
+                   "day": day.strftime("%Y-%m-%d"), "logged_at": (day + pd.to_timedelta(hour, unit="h")).strftime("%Y-%m-%d %H:%M:%S"),
+                   "venue": venue_names, "user_id": users, "outdoor": np.where(outdoor, "TRUE", "FALSE"),
+                   "title": titles, "notes": notes, "size": size, "attendance": attendance.round(2)})
+tr, te = split(df, 130)
+write_task("tiny-events", "rmse", "event_id", ["attendance"], tr, te.drop(columns=["attendance"]),
+           te[["event_id", "attendance"]], te[["event_id"]].assign(attendance=0.0))
+
+# Several free-text columns (one with missing values) beside a
+# high-cardinality categorical, a categorical and a date; 3 classes, log_loss.
+n = 450
+labels = np.array(["bird", "fish", "tree"])
+y = rng.randint(0, 3, n)
+lexicon = {0: "wing feather nest song beak flight".split(), 1: "fin scale river gill swim reef".split(),
+           2: "leaf bark root branch seed forest".split()}
+common = "the a small large old young green brown near far with of".split()
+
+
+def phrase(k, words, noise):
+    out = list(rng.choice(common, noise)) + list(rng.choice(lexicon[k], words))
+    rng.shuffle(out)
+    return " ".join(out)
+
+
+names = [phrase(k, 1, 2) for k in y]
+definitions = [phrase(k, 2, 8) for k in y]
+examples = np.array([phrase(k, 1, 6) for k in y], dtype=object)
+examples[rng.rand(n) < 0.3] = np.nan
+authors = np.array([f"author_{(3 * rng.randint(0, 24) + k) % 72}" for k in y])
+df = pd.DataFrame({"note_id": [f"n{i:04d}" for i in range(n)], "name": names, "definition": definitions,
+                   "examples": examples, "author": authors, "kind": rng.choice(["plain", "verse"], n),
+                   "written": (pd.Timestamp("2019-01-01") + pd.to_timedelta(rng.randint(0, 900, n), unit="D")).strftime("%Y-%m-%d"),
+                   "label": labels[y]})
+tr, te = split(df, 110)
+ans = te[["note_id"]].copy()
+for c in labels:
+    ans[c] = (te.label == c).astype(float)
+write_task("tiny-notes", "log_loss", "note_id", list(labels), tr, te.drop(columns=["label"]), ans,
+           te[["note_id"]].assign(**{c: 1 / 3 for c in labels}))

@@ -49,6 +49,8 @@ y = np.log1p(target_values)
 categorical_columns = ["MS_SubClass", "MS_Zoning", "Street", "Alley", "Lot_Shape", "Land_Contour", "Utilities", "Lot_Config", "Land_Slope", "Neighborhood", "Condition_1", "Condition_2", "Bldg_Type", "House_Style", "Overall_Cond", "Roof_Style", "Roof_Matl", "Exterior_1st", "Exterior_2nd", "Mas_Vnr_Type", "Exter_Cond", "Foundation", "Bsmt_Cond", "Bsmt_Exposure", "BsmtFin_Type_1", "BsmtFin_Type_2", "Heating", "Heating_QC", "Central_Air", "Electrical", "Functional", "Garage_Type", "Garage_Finish", "Garage_Cond", "Paved_Drive", "Pool_QC", "Fence", "Misc_Feature", "Sale_Type", "Sale_Condition"]
 train = pd.get_dummies(train, columns=categorical_columns, dtype=float)
 test = pd.get_dummies(test, columns=categorical_columns, dtype=float)
+# A level the test file lacks has no column there: add it as zeros.
+test = test.reindex(columns=list(test.columns) + [c for c in train.columns if c not in test.columns and c not in [ID_COLUMN, TARGET]], fill_value=0.0)
 numeric_columns = [c for c in train.columns if c not in [ID_COLUMN, TARGET] and pd.api.types.is_numeric_dtype(train[c])]
 X = train[numeric_columns]
 X_test = test[numeric_columns]

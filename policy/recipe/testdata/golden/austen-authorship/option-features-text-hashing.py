@@ -56,6 +56,7 @@ print(f"{n_classes} classes, counts: {np.bincount(y).tolist()[:30]}")
 
 numeric_columns = [c for c in train.columns if c not in [ID_COLUMN, TARGET] and pd.api.types.is_numeric_dtype(train[c])]
 text_columns = ["text"]
+# Missing text is empty text (a vectoriser takes no NaN).
 train[text_columns] = train[text_columns].fillna("")
 test[text_columns] = test[text_columns].fillna("")
 X = train[numeric_columns + text_columns]

@@ -1,18 +1,17 @@
-# plan: read.loader=default;read.rows=all;features.columns=typed;features.missing=median;features.categorical=onehot;features.text=tfidf_word_char;features.text_max=200000;features.scaling=standard;model.family=logistic;logistic.C=10;logistic.max_iter=1000;validation=none;ensemble=nb_loglinear;ensemble.nb_weight=0.1;calibration=none
+# plan: read.loader=default;read.rows=all;features.columns=typed;features.missing=median;features.text=tfidf_word_char;features.text_max=200000;features.scaling=standard;model.family=logistic;logistic.C=10;logistic.max_iter=1000;validation=none;ensemble=nb_loglinear;ensemble.nb_weight=0.1;calibration=none
 """Solution for task fine-food-reviews (metric: auc, higher is better).
 
 Read the CSV files with pandas' default settings and train on all training rows. Use the
-numeric columns (imputing missing values with the median), one-hot encode categorical
-columns, turn text into TF-IDF word 1-2-grams and character 2-5-grams side by side (at
-most 200000 features) and standardise the features. Train a logistic regression model (C
-10, max iter 1000). Pool its class probabilities log-linearly with those of a
-multinomial naive Bayes model on word 1-2-gram counts (weight 0.1). Skip validation and
-write submission.csv.
+numeric columns (imputing missing values with the median), turn text into TF-IDF word
+1-2-grams and character 2-5-grams side by side (at most 200000 features) and standardise
+the features. Train a logistic regression model (C 10, max iter 1000). Pool its class
+probabilities log-linearly with those of a multinomial naive Bayes model on word
+1-2-gram counts (weight 0.1). Skip validation and write submission.csv.
 
 Plan key: read.loader=default; read.rows=all; features.columns=typed; features.missing=median;
-features.categorical=onehot; features.text=tfidf_word_char; features.text_max=200000;
-features.scaling=standard; model.family=logistic; logistic.C=10; logistic.max_iter=1000;
-validation=none; ensemble=nb_loglinear; ensemble.nb_weight=0.1; calibration=none
+features.text=tfidf_word_char; features.text_max=200000; features.scaling=standard;
+model.family=logistic; logistic.C=10; logistic.max_iter=1000; validation=none;
+ensemble=nb_loglinear; ensemble.nb_weight=0.1; calibration=none
 """
 import os
 import time
@@ -31,7 +30,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import make_pipeline, make_union
-from sklearn.preprocessing import LabelEncoder, OneHotEncoder, StandardScaler
+from sklearn.preprocessing import LabelEncoder, StandardScaler
 
 ID_COLUMN = "review_id"
 TARGET = "great"
@@ -55,18 +54,17 @@ print(f"{n_classes} classes, counts: {np.bincount(y).tolist()[:30]}")
 positive = class_names.index("1")  # the class whose probability is submitted
 
 numeric_columns = [c for c in train.columns if c not in [ID_COLUMN, TARGET] and pd.api.types.is_numeric_dtype(train[c])]
-categorical_columns = ["product"]
 text_columns = ["review"]
+# Missing text is empty text (a vectoriser takes no NaN).
 train[text_columns] = train[text_columns].fillna("")
 test[text_columns] = test[text_columns].fillna("")
-X = train[numeric_columns + categorical_columns + text_columns]
-X_test = test[numeric_columns + categorical_columns + text_columns]
-print(f"features: {len(numeric_columns)} numeric, {len(categorical_columns)} categorical, {len(text_columns)} text")
+X = train[numeric_columns + text_columns]
+X_test = test[numeric_columns + text_columns]
+print(f"features: {len(numeric_columns)} numeric, {len(text_columns)} text")
 
 # Preprocessing is part of the model, so it is fitted on training rows only.
 preprocess = ColumnTransformer([
     ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric_columns),
-    ("categorical", make_pipeline(SimpleImputer(strategy="most_frequent"), OneHotEncoder(handle_unknown="ignore")), categorical_columns),
     ("text_review", make_union(TfidfVectorizer(ngram_range=(1, 2), max_features=200000, sublinear_tf=True), TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), max_features=200000, sublinear_tf=True)), "review"),
 ])
 

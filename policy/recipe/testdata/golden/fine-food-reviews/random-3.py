@@ -1,13 +1,20 @@
-# plan: read.loader=default;read.rows=half;features.columns=raw;model.family=svm_rbf;svm.C=0.1;validation=none;ensemble=average;ensemble.second=hist_gb;calibration=none
+# plan: read.loader=default;read.rows=half;features.columns=typed;features.missing=median;features.text=tfidf_word_1_2;features.text_max=2000;features.scaling=standard;model.family=gradient_boosting;gb.n_estimators=300;gb.learning_rate=0.05;gb.max_depth=5;validation=holdout;ensemble=nb_loglinear;ensemble.nb_weight=0.05;calibration=sigmoid
 """Solution for task fine-food-reviews (metric: auc, higher is better).
 
 Read the CSV files with pandas' default settings and train on a random half of the
-training rows. Give the model every column as it comes, without preprocessing. Train a
-RBF-kernel SVM model (C 0.1). Average its predictions with those of a histogram gradient
-boosting model. Skip validation and write submission.csv.
+training rows. Use the numeric columns (imputing missing values with the median), turn
+text into TF-IDF word unigrams and bigrams (at most 2000 features) and standardise the
+features. Train a gradient boosting model (n estimators 300, learning rate 0.05, max
+depth 5), with sigmoid probability calibration. Pool its class probabilities
+log-linearly with those of a multinomial naive Bayes model on word 1-2-gram counts
+(weight 0.05). Print a score on a 20% holdout, then refit on all rows and write
+submission.csv.
 
-Plan key: read.loader=default; read.rows=half; features.columns=raw; model.family=svm_rbf;
-svm.C=0.1; validation=none; ensemble=average; ensemble.second=hist_gb; calibration=none
+Plan key: read.loader=default; read.rows=half; features.columns=typed; features.missing=median;
+features.text=tfidf_word_1_2; features.text_max=2000; features.scaling=standard;
+model.family=gradient_boosting; gb.n_estimators=300; gb.learning_rate=0.05;
+gb.max_depth=5; validation=holdout; ensemble=nb_loglinear; ensemble.nb_weight=0.05;
+calibration=sigmoid
 """
 import os
 import time
@@ -19,10 +26,16 @@ N_JOBS = int(os.environ["OMP_NUM_THREADS"])
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.impute import SimpleImputer
 from sklearn.metrics import roc_auc_score
-from sklearn.preprocessing import LabelEncoder
-from sklearn.svm import SVC
+from sklearn.model_selection import train_test_split
+from sklearn.naive_bayes import MultinomialNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import LabelEncoder, StandardScaler
 
 ID_COLUMN = "review_id"
 TARGET = "great"
@@ -47,17 +60,46 @@ n_classes = len(class_names)
 print(f"{n_classes} classes, counts: {np.bincount(y).tolist()[:30]}")
 positive = class_names.index("1")  # the class whose probability is submitted
 
-# Every column as it comes, no preprocessing.
-X = train.drop(columns=[ID_COLUMN, TARGET])
-X_test = test.drop(columns=[ID_COLUMN])
-print(f"features: {X.shape[1]} columns")
+numeric_columns = [c for c in train.columns if c not in [ID_COLUMN, TARGET] and pd.api.types.is_numeric_dtype(train[c])]
+text_columns = ["review"]
+# Missing text is empty text (a vectoriser takes no NaN).
+train[text_columns] = train[text_columns].fillna("")
+test[text_columns] = test[text_columns].fillna("")
+X = train[numeric_columns + text_columns]
+X_test = test[numeric_columns + text_columns]
+print(f"features: {len(numeric_columns)} numeric, {len(text_columns)} text")
 
-# The model.
-estimator = SVC(C=0.1, probability=True, random_state=0)
-model = estimator
-# A second, different model; the two predictions are averaged.
-second_estimator = HistGradientBoostingClassifier(max_iter=300, learning_rate=0.1, max_leaf_nodes=31, random_state=0)
-second_model = second_estimator
+# Preprocessing is part of the model, so it is fitted on training rows only.
+preprocess = ColumnTransformer([
+    ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric_columns),
+    ("text_review", TfidfVectorizer(ngram_range=(1, 2), max_features=2000, sublinear_tf=True), "review"),
+])
+
+# The model: preprocessing followed by the estimator.
+estimator = CalibratedClassifierCV(GradientBoostingClassifier(n_estimators=300, learning_rate=0.05, max_depth=5, random_state=0), method="sigmoid", cv=3)
+model = make_pipeline(preprocess, estimator)
+# Multinomial naive Bayes on word 1-2-gram counts (case kept), its class probabilities pooled
+# log-linearly with the model's: over-confident alone, it adds the evidence of rare words.
+second_model = make_pipeline(ColumnTransformer([
+    ("counts_review", CountVectorizer(ngram_range=(1, 2), lowercase=False), "review"),
+]), MultinomialNB(alpha=0.1))
+nb_weight = 0.05
+
+# Hold out a fifth of the training rows to estimate the test score.
+X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.2, random_state=0)
+model.fit(X_train, y_train)
+second_model.fit(X_train, y_train)
+proba = model.predict_proba(X_valid)
+valid_pred_proba = np.zeros((len(proba), n_classes))
+valid_pred_proba[:, model.classes_] += proba
+nb_proba = np.zeros((len(proba), n_classes))
+nb_proba[:, second_model.classes_] = second_model.predict_proba(X_valid)
+log_pool = (1 - nb_weight) * np.log(np.clip(valid_pred_proba, 1e-15, 1)) + nb_weight * np.log(np.clip(nb_proba, 1e-15, 1))
+valid_pred_proba = np.exp(log_pool - log_pool.max(axis=1, keepdims=True))
+valid_pred_proba /= valid_pred_proba.sum(axis=1, keepdims=True)
+valid_pred = valid_pred_proba[:, positive]
+valid_score = roc_auc_score(y_valid == positive, valid_pred)
+print(f"validation auc: {valid_score:.5f}")
 
 # Fit on every training row.
 fit_started = time.time()
@@ -70,9 +112,12 @@ seen = np.random.RandomState(0).permutation(len(X))[:2000]
 X_train_sample, y_train_sample = X.iloc[seen], y[seen]
 proba = model.predict_proba(X_train_sample)
 train_sample_pred_proba = np.zeros((len(proba), n_classes))
-train_sample_pred_proba[:, model.classes_] += proba / 2
-second_proba = second_model.predict_proba(X_train_sample)
-train_sample_pred_proba[:, second_model.classes_] += second_proba / 2
+train_sample_pred_proba[:, model.classes_] += proba
+nb_proba = np.zeros((len(proba), n_classes))
+nb_proba[:, second_model.classes_] = second_model.predict_proba(X_train_sample)
+log_pool = (1 - nb_weight) * np.log(np.clip(train_sample_pred_proba, 1e-15, 1)) + nb_weight * np.log(np.clip(nb_proba, 1e-15, 1))
+train_sample_pred_proba = np.exp(log_pool - log_pool.max(axis=1, keepdims=True))
+train_sample_pred_proba /= train_sample_pred_proba.sum(axis=1, keepdims=True)
 train_sample_pred = train_sample_pred_proba[:, positive]
 train_score = roc_auc_score(y_train_sample == positive, train_sample_pred)
 print(f"training auc: {train_score:.5f}")
@@ -80,9 +125,12 @@ print(f"training auc: {train_score:.5f}")
 # Predict the test rows and write the submission in the sample's format.
 proba = model.predict_proba(X_test)
 test_pred_proba = np.zeros((len(proba), n_classes))
-test_pred_proba[:, model.classes_] += proba / 2
-second_proba = second_model.predict_proba(X_test)
-test_pred_proba[:, second_model.classes_] += second_proba / 2
+test_pred_proba[:, model.classes_] += proba
+nb_proba = np.zeros((len(proba), n_classes))
+nb_proba[:, second_model.classes_] = second_model.predict_proba(X_test)
+log_pool = (1 - nb_weight) * np.log(np.clip(test_pred_proba, 1e-15, 1)) + nb_weight * np.log(np.clip(nb_proba, 1e-15, 1))
+test_pred_proba = np.exp(log_pool - log_pool.max(axis=1, keepdims=True))
+test_pred_proba /= test_pred_proba.sum(axis=1, keepdims=True)
 test_pred = test_pred_proba[:, positive]
 submission = pd.DataFrame({ID_COLUMN: test[ID_COLUMN]})
 submission[sample_submission.columns[1]] = test_pred
