@@ -14,11 +14,11 @@ type Candidate struct {
 // Candidates picks n distinct plans for p, the set a replay table is
 // recorded from: the default plan and the hand-picked edits that apply (in
 // that order), then uniformly random plans from seed, named "random K" with
-// K their position in the list. Fewer than len(Edits) keeps the first n edits.
+// K their position in the list. Fewer than len(Edits()) keeps the first n edits.
 func Candidates(p *Profile, n int, seed uint64) []Candidate {
 	var out []Candidate
 	seen := map[string]bool{}
-	for _, e := range Edits {
+	for _, e := range Edits() {
 		if len(out) >= n {
 			return out
 		}

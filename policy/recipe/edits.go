@@ -13,7 +13,9 @@ type Edit struct {
 // and weak, slow and (often) strong. testdata/measured.md measured them on
 // the suite; `mlerl bench record-replay` records them. A task may not allow
 // some of them (Apply says so).
-var Edits = []Edit{
+func Edits() []Edit { return slices.Clone(edits) }
+
+var edits = []Edit{
 	{"default", nil},
 	{"fast linear (logistic)", map[string]string{"model.family": "logistic", "logistic.C": "1", "logistic.max_iter": "100", "validation": "none"}},
 	{"fast linear (ridge)", map[string]string{"model.family": "ridge", "ridge.alpha": "1", "validation": "none"}},

@@ -46,7 +46,7 @@ type goldenCase struct {
 // "default", is Default's plan) and goldenRandomPlans seeded random plans.
 func goldenPlans(dir string, p *Profile) []goldenCase {
 	var cs []goldenCase
-	for _, e := range Edits {
+	for _, e := range Edits() {
 		if pl, ok := e.Apply(p); ok {
 			cs = append(cs, goldenCase{dir, slug(e.Name), p, pl})
 		}

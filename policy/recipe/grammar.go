@@ -26,7 +26,7 @@ const (
 const improveDecision = "improve.part"
 
 // Decision is one categorical choice the walker asks for. ID indexes
-// DecisionNames. Options are the values allowed here (masked for this task and
+// DecisionNames(). Options are the values allowed here (masked for this task and
 // the choices so far); Index[i] is the position of Options[i] in
 // AllOptions(ID), so a net can give every option a stable identity and mask
 // the rest.
@@ -46,7 +46,7 @@ type Choice struct {
 // Step is one decision the policy actually took (auto-filled and copied
 // choices are not steps): what a net needs to score the walk again.
 type Step struct {
-	Decision int `json:"decision"` // index in DecisionNames
+	Decision int `json:"decision"` // index in DecisionNames()
 	Option   int `json:"option"`   // index in AllOptions(Decision)
 	Chosen   int `json:"chosen"`   // index in the Decision's Options, as passed to Choose
 	Allowed  int `json:"allowed"`  // len(Options) at that step
@@ -369,36 +369,17 @@ var askOrder = func() []int {
 }()
 
 // DecisionNames are the grammar's decisions; a Decision's ID indexes it.
-var DecisionNames = func() []string {
+func DecisionNames() []string {
 	out := make([]string, len(grammar))
 	for i, s := range grammar {
 		out[i] = s.name
 	}
 	return out
-}()
+}
 
-// MaxOptions bounds len(AllOptions(id)) for every decision.
+// MaxOptions bounds the options of every decision (TestDecisionShapes checks it).
 // model.family is the widest (15 since kernel_ridge and pls were added).
 const MaxOptions = 15
-
-var decisionIndex = func() map[string]int {
-	m := map[string]int{}
-	for i, s := range grammar {
-		if len(s.options) > MaxOptions {
-			panic(fmt.Sprintf("recipe: decision %s has %d options > MaxOptions", s.name, len(s.options)))
-		}
-		m[s.name] = i
-	}
-	return m
-}()
-
-// AllOptions is every value decision id can take on any task, in a stable order.
-func AllOptions(id int) []string {
-	if id < 0 || id >= len(grammar) {
-		return nil
-	}
-	return slices.Clone(grammar[id].options)
-}
 
 // Walker asks a plan's decisions one at a time. It is not safe for concurrent use.
 type Walker struct {
@@ -748,21 +729,4 @@ func (pr preferences) option(d Decision) int {
 		}
 	}
 	return 0
-}
-
-// ParseKey is the inverse of Key: it rebuilds a plan from its key (validate it
-// against a profile before use).
-func ParseKey(key string) (*Plan, error) {
-	pl := &Plan{}
-	if key == "" {
-		return pl, nil
-	}
-	for _, part := range strings.Split(key, ";") {
-		name, value, ok := strings.Cut(part, "=")
-		if !ok || name == "" || value == "" {
-			return nil, fmt.Errorf("recipe: plan key part %q is not name=value", part)
-		}
-		pl.Choices = append(pl.Choices, Choice{Name: name, Value: value})
-	}
-	return pl, nil
 }

@@ -1,9 +1,12 @@
 package recipe
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mlerl/mlerl/task"
@@ -72,4 +75,29 @@ func samplePlans(p *Profile, rng *rand.Rand, n int) []*Plan {
 		plans = append(plans, pl, RandomImprove(p, pl, rng))
 	}
 	return plans
+}
+
+// AllOptions is every value decision id can take on any task, in a stable order.
+func AllOptions(id int) []string {
+	if id < 0 || id >= len(grammar) {
+		return nil
+	}
+	return slices.Clone(grammar[id].options)
+}
+
+// ParseKey is the inverse of Key: it rebuilds a plan from its key (validate it
+// against a profile before use).
+func ParseKey(key string) (*Plan, error) {
+	pl := &Plan{}
+	if key == "" {
+		return pl, nil
+	}
+	for _, part := range strings.Split(key, ";") {
+		name, value, ok := strings.Cut(part, "=")
+		if !ok || name == "" || value == "" {
+			return nil, fmt.Errorf("recipe: plan key part %q is not name=value", part)
+		}
+		pl.Choices = append(pl.Choices, Choice{Name: name, Value: value})
+	}
+	return pl, nil
 }

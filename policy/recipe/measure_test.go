@@ -97,7 +97,7 @@ type suiteJob struct {
 func suitePlanJobs(p *Profile, planRE *regexp.Regexp, nRandom int) []suiteJob {
 	var jobs []suiteJob
 	seen := map[string]bool{}
-	for _, np := range Edits {
+	for _, np := range Edits() {
 		if planRE != nil && !planRE.MatchString(np.Name) {
 			continue
 		}

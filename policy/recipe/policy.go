@@ -61,7 +61,7 @@ type meta struct {
 // NewPolicy profiles every task up front (a task the grammar cannot read is
 // an error now, not mid-run) and makes a fresh net.
 func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
-	cfg := choicenet.DefaultConfig(NumFeatures, len(DecisionNames), MaxOptions)
+	cfg := choicenet.DefaultConfig(NumFeatures, len(DecisionNames()), MaxOptions)
 	cfg.Seed = seed
 	cfg.HintLogit = HintLogit
 	cfg.PriorKLCoef = PriorAnchor

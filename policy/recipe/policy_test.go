@@ -19,7 +19,7 @@ func TestSampleRefusesMismatchedNet(t *testing.T) {
 	if _, err := p.Sample(context.Background(), []rl.Prompt{{Kind: episode.Scratch, Task: tk}}); err != nil {
 		t.Fatalf("the policy's own net: %v", err)
 	}
-	narrow, err := choicenet.New(choicenet.DefaultConfig(NumFeatures, len(DecisionNames), 2))
+	narrow, err := choicenet.New(choicenet.DefaultConfig(NumFeatures, len(DecisionNames()), 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -592,8 +592,8 @@ func supportedMetrics() []string {
 	return out
 }
 
-// FeatureNames documents Features(), index by index.
-var FeatureNames = []string{
+// featureNames documents Features(), index by index.
+var featureNames = [...]string{
 	"log10(train rows)/6",
 	"log10(test rows)/6",
 	"log10(feature columns+1)/3",
@@ -623,10 +623,10 @@ var FeatureNames = []string{
 }
 
 // NumFeatures is the length of Features().
-var NumFeatures = len(FeatureNames)
+const NumFeatures = len(featureNames)
 
 // Features is the fixed-length task feature vector the policy net conditions
-// on; each entry is roughly in [0,1]. FeatureNames documents them.
+// on; each entry is roughly in [0,1]. featureNames documents them.
 func (p *Profile) Features() []float64 {
 	f := make([]float64, NumFeatures)
 	if p == nil {

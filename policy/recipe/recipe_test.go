@@ -59,12 +59,12 @@ func TestProfileFixtures(t *testing.T) {
 				t.Errorf("rows %d/%d, %d submission columns; want %d/%d, %d", p.TrainRows, p.TestRows, len(p.SubmissionColumns), tc.trainRows, tc.testRows, tc.submissions)
 			}
 			f := p.Features()
-			if len(f) != NumFeatures || len(FeatureNames) != NumFeatures {
-				t.Fatalf("%d features, %d names, want %d", len(f), len(FeatureNames), NumFeatures)
+			if len(f) != NumFeatures || len(featureNames) != NumFeatures {
+				t.Fatalf("%d features, %d names, want %d", len(f), len(featureNames), NumFeatures)
 			}
 			for i, v := range f {
 				if math.IsNaN(v) || v < 0 || v > 1.5 {
-					t.Errorf("feature %d (%s) = %v, want in [0, 1.5]", i, FeatureNames[i], v)
+					t.Errorf("feature %d (%s) = %v, want in [0, 1.5]", i, featureNames[i], v)
 				}
 			}
 		})
@@ -210,7 +210,7 @@ func TestWalkerConditionalDecisions(t *testing.T) {
 				if want, ok := tc.options[d.Name]; ok && !slices.Equal(d.Options, want) {
 					t.Errorf("%s options %v, want %v", d.Name, d.Options, want)
 				}
-				if d.ID < 0 || d.ID >= len(DecisionNames) || DecisionNames[d.ID] != d.Name {
+				if d.ID < 0 || d.ID >= len(DecisionNames()) || DecisionNames()[d.ID] != d.Name {
 					t.Errorf("decision %s has ID %d", d.Name, d.ID)
 				}
 				all := AllOptions(d.ID)
@@ -312,9 +312,9 @@ func TestWalkerStepsAndErrors(t *testing.T) {
 			t.Errorf("step %+v", s)
 		}
 	}
-	for id := range DecisionNames {
+	for id := range DecisionNames() {
 		if k := len(AllOptions(id)); k < 2 || k > MaxOptions {
-			t.Errorf("decision %s has %d options", DecisionNames[id], k)
+			t.Errorf("decision %s has %d options", DecisionNames()[id], k)
 		}
 	}
 }
