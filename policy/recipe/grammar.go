@@ -377,7 +377,7 @@ func DecisionNames() []string {
 	return out
 }
 
-// MaxOptions bounds the options of every decision (TestDecisionShapes checks it).
+// MaxOptions bounds the options of every decision (TestWalkerStepsAndErrors checks it).
 // model.family is the widest (15 since kernel_ridge and pls were added).
 const MaxOptions = 15
 
