@@ -74,17 +74,9 @@ func serveRun(ctx context.Context, a serveArgs) error {
 	if len(a.tasks) == 0 {
 		return usageErrorf("serve: --task is required")
 	}
-	var prepared []*episode.Prepared
-	for _, name := range a.tasks {
-		t, err := loadTask(name)
-		if err != nil {
-			return err
-		}
-		p, err := episode.Prepare(t)
-		if err != nil {
-			return errUsage{err}
-		}
-		prepared = append(prepared, p)
+	_, prepared, err := loadTasks(a.tasks)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(a.dir, 0o755); err != nil {
 		return errUsage{fmt.Errorf("--out: %w", err)}
