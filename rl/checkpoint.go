@@ -22,6 +22,7 @@ type Checkpoint struct {
 	Elapsed       time.Duration             `json:"elapsed_ns"`
 	Counters      Counters                  `json:"counters"`
 	Baseline      *Baseline                 `json:"baseline"`
+	Ranks         Ranks                     `json:"ranks,omitempty"` // valid rewards per task (UtilityRank)
 	Buffer        []StoredSolution          `json:"buffer"`
 	Best          map[string]StoredSolution `json:"best"`
 	InFlight      []StoredJob               `json:"in_flight"`

@@ -43,7 +43,10 @@ type Config struct {
 	NormalizeAdvantages bool
 	// BaselineAlpha is the critic's step (see Baseline).
 	BaselineAlpha float64
-	Seed          uint64
+	// Utility is what advantages are computed from: UtilityRank (default) or
+	// UtilityReward. The rewards recorded and reported are the same either way.
+	Utility string
+	Seed    uint64
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
 	// jobs in flight are then drained.
 	MaxEpisodes int
@@ -64,7 +67,7 @@ func DefaultConfig() Config {
 	return Config{
 		RunID: "run", Batch: 128, Budget: 4 * time.Minute, DurationAware: true,
 		ImproveFraction: 0.5, BufferSize: 8, MaxStaleness: 16, NormalizeAdvantages: true,
-		BaselineAlpha: 0.1, CheckpointEvery: 1,
+		BaselineAlpha: 0.1, CheckpointEvery: 1, Utility: UtilityRank,
 	}
 }
 
@@ -78,6 +81,8 @@ func (c Config) check() error {
 		return fmt.Errorf("improve fraction %v: must be in [0,1]", c.ImproveFraction)
 	case c.BufferSize < 1:
 		return fmt.Errorf("buffer size %d: must be at least 1", c.BufferSize)
+	case checkUtility(c.Utility) != nil:
+		return checkUtility(c.Utility)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
 		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
 	}
@@ -110,6 +115,7 @@ type learner struct {
 	elapsed   time.Duration // clock spent before this process (resumes)
 	n         Counters
 	baseline  *Baseline
+	ranks     Ranks // valid rewards per task, for UtilityRank
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -257,7 +263,7 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 	l := &learner{
 		cfg: cfg, env: env, pol: pol, sink: sink, log: log,
 		tasks: map[string]*task.Task{}, order: tasks,
-		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize),
+		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize), ranks: Ranks{},
 		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
@@ -386,6 +392,7 @@ func (l *learner) complete(res episode.Result) {
 		l.n.Reused++
 	}
 	j.done, j.result, j.doneAt = true, res, l.now()
+	l.ranks.Observe(res)
 	l.isolation[res.Isolation]++
 	if res.Valid {
 		cur := l.best[res.Task]
@@ -402,7 +409,8 @@ func (l *learner) update(ctx context.Context, n int) error {
 	batch := l.batch[:n]
 	l.batch = l.batch[n:]
 	used, stale, dropped := l.fresh(batch)
-	samples := l.credit(used)
+	utils := l.utilities(used)
+	samples := l.credit(used, utils)
 
 	var stats UpdateStats
 	if len(samples) > 0 {
@@ -420,8 +428,8 @@ func (l *learner) update(ctx context.Context, n int) error {
 
 	// After the step (Algorithm 1): the critic learns the rewards it was just
 	// used on, and every valid program joins the buffer of improve parents.
-	for _, j := range used {
-		l.baseline.Observe(j.result.Task, j.prompt.Kind, j.result.Reward)
+	for i, j := range used {
+		l.baseline.Observe(j.result.Task, j.prompt.Kind, utils[i])
 	}
 	for _, j := range batch {
 		l.buffer.Add(&Solution{Action: j.action, Result: j.result})
@@ -451,18 +459,31 @@ func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*jo
 	return used, stale, dropped
 }
 
-// credit turns used jobs into samples: advantage = reward − V(task, kind),
-// an unseen state taking the batch's mean reward for that state as its V,
+// utilities are the used jobs' utilities (Config.Utility), computed once so
+// the advantages and the critic see the same numbers.
+func (l *learner) utilities(used []*job) []float64 {
+	u := make([]float64, len(used))
+	for i, j := range used {
+		u[i] = j.result.Reward
+		if l.cfg.Utility != UtilityReward {
+			u[i] = l.ranks.Utility(j.result)
+		}
+	}
+	return u
+}
+
+// credit turns used jobs into samples: advantage = utility − V(task, kind),
+// an unseen state taking the batch's mean utility for that state as its V,
 // scaled by the batch's spread when NormalizeAdvantages, then times the
 // duration weight when DurationAware.
-func (l *learner) credit(used []*job) []Sample {
+func (l *learner) credit(used []*job, utils []float64) []Sample {
 	adv := make([]float64, len(used))
 	durations := make([]float64, len(used))
 	batchMean := map[string][2]float64{}
-	for _, j := range used {
+	for i, j := range used {
 		k := baselineKey(j.result.Task, j.prompt.Kind)
 		m := batchMean[k]
-		batchMean[k] = [2]float64{m[0] + j.result.Reward, m[1] + 1}
+		batchMean[k] = [2]float64{m[0] + utils[i], m[1] + 1}
 	}
 	for i, j := range used {
 		v, ok := l.baseline.Value(j.result.Task, j.prompt.Kind)
@@ -470,7 +491,7 @@ func (l *learner) credit(used []*job) []Sample {
 			m := batchMean[baselineKey(j.result.Task, j.prompt.Kind)]
 			v = m[0] / m[1]
 		}
-		adv[i] = j.result.Reward - v
+		adv[i] = utils[i] - v
 		durations[i] = j.result.DurationS
 	}
 	if l.cfg.NormalizeAdvantages {
@@ -680,7 +701,7 @@ func (l *learner) checkpoint() *Checkpoint {
 	ck := &Checkpoint{
 		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
 		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
-		Baseline: l.baseline, Best: map[string]StoredSolution{}, RNG: rngState,
+		Baseline: l.baseline, Ranks: l.ranks, Best: map[string]StoredSolution{}, RNG: rngState,
 		Isolation: map[string]int{},
 	}
 	for k, v := range l.isolation {
@@ -742,6 +763,9 @@ func (l *learner) restore(ck *Checkpoint) error {
 	}
 	for _, s := range ck.Buffer {
 		l.buffer.Add(s.solution())
+	}
+	for k, v := range ck.Ranks {
+		l.ranks[k] = v
 	}
 	for k, s := range ck.Best {
 		l.best[k] = s.solution()

@@ -63,6 +63,7 @@ var tasks = []*task.Task{{Name: "t"}}
 func testConfig() Config {
 	c := DefaultConfig()
 	c.Budget, c.ImproveFraction, c.NormalizeAdvantages, c.MaxStaleness = time.Hour, 0, false, -1
+	c.Utility = UtilityReward // the arithmetic below is on rewards; utility_test.go covers ranks
 	return c
 }
 

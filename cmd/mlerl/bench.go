@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/ablation"
 	"github.com/mlerl/mlerl/rl/replay"
 )
@@ -55,6 +56,7 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	staleness := fs.Int("max-staleness", def.MaxStaleness, "drop samples older than this many policy versions (negative: keep all)")
 	updateCost := fs.Duration("update-cost", 0, "modelled learner time per update on the virtual clock")
 	sampleCost := fs.Duration("sample-cost", 0, "modelled learner time per action written on the virtual clock")
+	utility := fs.String("utility", def.Utility, "what advantages are computed from: reward (the paper's) or rank (train's default)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err}
 	}
@@ -70,6 +72,8 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 		return usageErrorf("--budget %v: must be positive", *budget)
 	case *batch < 1:
 		return usageErrorf("--batch %d: must be at least 1", *batch)
+	case *utility != rl.UtilityReward && *utility != rl.UtilityRank:
+		return usageErrorf("--utility %q: want reward or rank", *utility)
 	case *updateCost < 0 || *sampleCost < 0:
 		return usageErrorf("--update-cost and --sample-cost must not be negative")
 	}
@@ -94,7 +98,7 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	cfg := def
 	cfg.Task, cfg.TableName = "replay", *tablePath
 	cfg.Table, cfg.Seeds, cfg.Workers, cfg.Budget, cfg.Batch, cfg.MaxStaleness = table, *seeds, *workers, *budget, *batch, *staleness
-	cfg.UpdateCost, cfg.SampleCost = *updateCost, *sampleCost
+	cfg.UpdateCost, cfg.SampleCost, cfg.Utility = *updateCost, *sampleCost, *utility
 	if t := table.Task(); t != "" {
 		cfg.Task = t
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/compare"
 )
 
@@ -29,6 +30,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	cacheDir := fs.String("cache", "", "folder keeping real executions for later comparisons and train --cache (default: memory only)")
 	slots := fs.Int("slots", runtime.NumCPU(), "programs really run at once when a run needs new ones")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
+	utility := fs.String("utility", rl.DefaultConfig().Utility, "RL arms: what advantages are computed from, rank or reward (the paper's)")
+	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	var ef envFlags
 	ef.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -47,8 +50,10 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
 	case len(splitList(*taskArg)) == 0:
 		return usageErrorf("bench rl-vs-prompting: --task is required")
-	case *seeds < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *budget <= 0:
-		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots and --budget must be positive")
+	case *seeds < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *buffer < 1 || *budget <= 0:
+		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots, --buffer and --budget must be positive")
+	case *utility != rl.UtilityRank && *utility != rl.UtilityReward:
+		return usageErrorf("--utility %q: want rank or reward", *utility)
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
@@ -81,6 +86,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, *slots), Store: store, Progress: stderr,
+		Utility: *utility, Buffer: *buffer,
 	})
 	if err != nil {
 		return err

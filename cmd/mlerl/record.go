@@ -16,7 +16,7 @@ import (
 )
 
 const recordUsage = `usage: mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]
-       [--instrument none|ast|lm] [--memory BYTES] [--isolation LEVEL]
+       [--threads N] [--instrument none|ast|lm] [--memory BYTES] [--isolation LEVEL]
 
 Records a replay table from real executions: picks N recipe plans for task T (the default plan,
 the hand-picked edits of policy/recipe/testdata/measured.md that T allows, then random plans from
@@ -24,7 +24,9 @@ seed S), renders each ("# plan: KEY" first line), runs each R times through the 
 runner (sandbox, instrumentation, grader, reward; the same as exec and train), and appends one
 replay row per execution to FILE, flushed as it comes. Progress goes to stderr. Running it again
 on the same FILE continues: a plan's repeat already in FILE is skipped. A new FILE starts with a
-"//" header saying how it was recorded.
+"//" header saying how it was recorded. Each program gets --threads OpenMP/BLAS threads, by
+default what train gives each of its 2 default workers on a 2-core machine (1), so the recorded
+durations are those of the programs train runs.
 `
 
 func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -36,6 +38,7 @@ func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 	nPlans := fs.Int("plans", 16, "plans to record: the default, the hand-picked edits, then random ones")
 	repeats := fs.Int("repeats", 2, "executions per plan")
 	seed := fs.Uint64("seed", 1, "seed of the random plans")
+	threads := fs.Int("threads", episode.ThreadsPerProgram(2, 2), "OpenMP/BLAS threads per program (train: cores / workers)")
 	var ef envFlags
 	ef.register(fs)
 	_ = fs.Set("timeout", "5m") // a recording's own default: slow plans should finish, runaway ones not stall it
@@ -52,6 +55,8 @@ func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usageErrorf("--plans %d: must be at least 1", *nPlans)
 	case *repeats < 1:
 		return usageErrorf("--repeats %d: must be at least 1", *repeats)
+	case *threads < 1:
+		return usageErrorf("--threads %d: must be at least 1", *threads)
 	}
 	t, err := loadTask(*taskArg)
 	if err != nil {
@@ -80,13 +85,14 @@ func benchRecordReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	f, err := openTable(*out, recordHeader(t.Name, string(runner.Sandbox.Level()), args))
+	runner.Max.Threads = *threads
+	f, err := openTable(*out, recordHeader(t.Name, string(runner.Sandbox.Level()), *threads, args))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fmt.Fprintf(stderr, "recording %d plans x %d repeats of %s into %s (isolation %s, timeout %v)\n",
-		len(programs), *repeats, t.Name, *out, runner.Sandbox.Level(), ef.timeout)
+	fmt.Fprintf(stderr, "recording %d plans x %d repeats of %s into %s (isolation %s, timeout %v, %d thread(s) per program)\n",
+		len(programs), *repeats, t.Name, *out, runner.Sandbox.Level(), ef.timeout, *threads)
 	rec := &replay.Recorder{
 		Run:      func(ctx context.Context, job episode.Job) (episode.Result, error) { return runner.Run(ctx, prep, job) },
 		Out:      f,
@@ -135,13 +141,14 @@ func openTable(path, header string) (*os.File, error) {
 }
 
 // recordHeader is the "//" comment block a new table starts with.
-func recordHeader(taskName, isolation string, args []string) string {
+func recordHeader(taskName, isolation string, threads int, args []string) string {
 	host, _ := os.Hostname()
 	var b strings.Builder
 	fmt.Fprintf(&b, "// Replay table of task %s, recorded from real executions of recipe plans.\n", taskName)
 	fmt.Fprintf(&b, "// Command: mlerl bench record-replay %s\n", strings.Join(args, " "))
 	fmt.Fprintf(&b, "// Started %s on %s (%s/%s, %d CPUs), isolation %s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), isolation)
+	fmt.Fprintf(&b, "// %d OpenMP/BLAS thread(s) per program.\n", threads)
 	b.WriteString("// One row per execution: plan key, duration, stages reached, validity, score, reward, note = plan's name.\n")
 	return b.String()
 }

@@ -61,6 +61,10 @@ type Config struct {
 	// clock (per action written, per update); see replay.Config.
 	SampleCost, UpdateCost time.Duration
 	Policy                 tabular.Config
+	// Utility is what advantages are computed from (rl.Config.Utility). The
+	// ablation's default is the paper's, the reward itself: the effect it
+	// measures, fast plans winning under naive updates, is the paper's.
+	Utility string
 	// Learner overrides the learner's remaining defaults when set.
 	Learner func(*rl.Config)
 	// Points is the number of evenly spaced times, from the start (the
@@ -79,7 +83,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Seeds: 3, Workers: 64, Budget: 10 * time.Minute, Batch: 64,
-		MaxStaleness: -1, Policy: tabular.DefaultConfig(), Points: 11,
+		MaxStaleness: -1, Policy: tabular.DefaultConfig(), Points: 11, Utility: rl.UtilityReward,
 	}
 }
 
@@ -212,6 +216,9 @@ func one(ctx context.Context, cfg Config, seed uint64, aware bool) (Run, error) 
 	lc := rl.DefaultConfig()
 	lc.RunID = fmt.Sprintf("ablation-s%d", seed)
 	lc.Batch, lc.Budget, lc.DurationAware, lc.Seed, lc.MaxStaleness = cfg.Batch, cfg.Budget, aware, seed, cfg.MaxStaleness
+	if cfg.Utility != "" {
+		lc.Utility = cfg.Utility
+	}
 	if cfg.Learner != nil {
 		cfg.Learner(&lc)
 	}

@@ -14,6 +14,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -51,6 +52,10 @@ type Config struct {
 	// Run executes one job for real; Store keeps executions for every run.
 	Run   func(ctx context.Context, job episode.Job) (episode.Execution, error)
 	Store *episode.Store
+	// Utility and Buffer set the RL arms' rl.Config.Utility and BufferSize
+	// (empty, 0: the learner's defaults), to measure what each changes.
+	Utility string
+	Buffer  int
 	// Progress receives one line per finished run; nil discards.
 	Progress io.Writer
 }
@@ -94,6 +99,8 @@ type Result struct {
 	Workers  int           `json:"workers"`
 	Batch    int           `json:"batch"`
 	Seeds    int           `json:"seeds"`
+	Utility  string        `json:"rl_utility"`
+	Buffer   int           `json:"rl_buffer"`
 	Arms     []Arm         `json:"arms"`
 	Executed int           `json:"executed"` // programs really run, over all runs
 }
@@ -110,6 +117,8 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Mode: "virtual clock over a shared evaluation store: each distinct program ran once for real; runs replay its measured outcome and duration",
 		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds}
+	def := rl.DefaultConfig()
+	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	for _, p := range cfg.Tasks {
 		for _, arm := range arms {
 			a := Arm{Task: p.Task.Name, Arm: arm, LowerIsBetter: p.Task.LowerIsBetter()}
@@ -156,6 +165,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	switch arm {
 	case DurationAware, Naive:
 		rc.DurationAware = arm == DurationAware
+		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
 		pol, err = recipe.NewPolicy(tasks, seed)
 	case NoLearn:
 		rc.BufferSize = 1 // improve prompts improve the best so far, as train --no-learn does
@@ -234,8 +244,8 @@ func stat(xs []float64) Stat {
 // Print writes the table: per task, each arm's mean ± standard error, and
 // each RL arm's gap to no-learn in standard errors of the difference.
 func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Executed)
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, buffer %d; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Buffer, r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

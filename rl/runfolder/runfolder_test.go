@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,6 +126,9 @@ func resumeRun(t *testing.T, tb *replay.Table, cfg rl.Config, dir string, crashe
 	}
 	if ck.NextJob != crashed.NextJob || ck.Counters != crashed.Counters || pol.Version() != crashed.PolicyVersion || ck.Elapsed != crashed.Elapsed {
 		t.Fatalf("checkpoint did not round-trip: %+v vs %+v", ck, crashed)
+	}
+	if len(ck.Ranks["synthetic-churn"]) == 0 || !reflect.DeepEqual(ck.Ranks, crashed.Ranks) {
+		t.Fatalf("ranked rewards did not round-trip: %v vs %v", ck.Ranks, crashed.Ranks)
 	}
 	if !strings.Contains(logBuf.String(), "after the checkpoint") {
 		t.Errorf("no notice of dropped records: %q", logBuf.String())

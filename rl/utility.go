@@ -1,0 +1,63 @@
+package rl
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mlerl/mlerl/episode"
+)
+
+// What the learner's advantages are computed from (Config.Utility).
+const (
+	// UtilityReward uses the reward itself (SPEC.md §4): a failure's −10
+	// against scores in [0, 1] makes every valid program about equally good,
+	// so the policy learns to avoid failing and little else.
+	UtilityReward = "reward"
+	// UtilityRank uses where a result stands among the task's results so far:
+	// a valid program gets the share of the task's valid rewards it beats
+	// (ties count half), in [0, 1]; a failure gets −1 plus 0.01 per stage
+	// reached, below every valid program by about the width of the valid
+	// range. Beating the run's other programs is then worth as much as not
+	// failing, on every metric's scale alike, so updates move the policy
+	// toward better programs, not only toward programs that run.
+	UtilityRank = "rank"
+)
+
+// Ranks holds every valid reward seen per task, sorted, for UtilityRank.
+type Ranks map[string][]float64
+
+// Observe adds a result; failures are not ranked.
+func (r Ranks) Observe(res episode.Result) {
+	if !res.Valid {
+		return
+	}
+	list := r[res.Task]
+	i := sort.SearchFloat64s(list, res.Reward)
+	list = append(list, 0)
+	copy(list[i+1:], list[i:])
+	list[i] = res.Reward
+	r[res.Task] = list
+}
+
+// Utility is res's utility under UtilityRank against the rewards observed so
+// far (res included, when it was observed).
+func (r Ranks) Utility(res episode.Result) float64 {
+	if !res.Valid {
+		return -1 + 0.01*float64(len(res.Stages))
+	}
+	list := r[res.Task]
+	if len(list) == 0 {
+		return 0.5
+	}
+	below := sort.SearchFloat64s(list, res.Reward)
+	upTo := sort.Search(len(list), func(i int) bool { return list[i] > res.Reward })
+	return (float64(below) + 0.5*float64(upTo-below)) / float64(len(list))
+}
+
+func checkUtility(u string) error {
+	switch u {
+	case "", UtilityReward, UtilityRank:
+		return nil
+	}
+	return fmt.Errorf("utility %q: want %s or %s", u, UtilityRank, UtilityReward)
+}
