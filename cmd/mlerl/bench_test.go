@@ -61,3 +61,26 @@ func TestBenchDurationAblation(t *testing.T) {
 		t.Errorf("unknown bench: exit %d\n%s", code, stderr.String())
 	}
 }
+
+// The utility flags name what they accept, before any task is loaded or program run.
+func TestUtilityFlagsRefuseUnknown(t *testing.T) {
+	for _, args := range [][]string{
+		{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--utility", "score"},
+		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--utility", "score"},
+		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--buffer", "0"},
+		{"bench", "duration-ablation", "--utility", "score"},
+		{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), args, &stdout, &stderr)
+		want := "rank"
+		if args[len(args)-2] == "--buffer" {
+			want = "--buffer"
+		} else if args[len(args)-2] == "--threads" {
+			want = "--threads 0"
+		}
+		if code != 2 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%v: exit %d, want 2 and %q in:\n%s", args, code, want, stderr.String())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,11 +34,15 @@ type runConfig struct {
 	Workers       int           `json:"workers"`
 	Batch         int           `json:"batch"`
 	DurationAware bool          `json:"duration_aware"`
-	Seed          uint64        `json:"seed"`
-	Instrument    string        `json:"instrument"`
-	Timeout       time.Duration `json:"timeout_ns"`
-	Memory        int64         `json:"memory_bytes"`
-	Isolation     string        `json:"isolation"`
+	// Utility is what advantages are computed from (rl.Config.Utility). A
+	// run.json without it is from before ranks existed: it resumes with the
+	// reward, as it started.
+	Utility    string        `json:"utility,omitempty"`
+	Seed       uint64        `json:"seed"`
+	Instrument string        `json:"instrument"`
+	Timeout    time.Duration `json:"timeout_ns"`
+	Memory     int64         `json:"memory_bytes"`
+	Isolation  string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -69,6 +74,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	workers := fs.Int("workers", runtime.NumCPU(), "local executor slots")
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (the paper's 128 needs far more executors than a laptop)")
 	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
+	utility := fs.String("utility", rl.UtilityRank, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
@@ -109,7 +115,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
-			DurationAware: *durAware, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
+			DurationAware: *durAware, Utility: *utility, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
 			Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
@@ -195,6 +201,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --workers must not be negative (0: only remote workers)")
 	case rc.Batch < 1:
 		return usageErrorf("train: --batch must be at least 1")
+	case rc.Utility != "" && rc.Utility != rl.UtilityRank && rc.Utility != rl.UtilityReward:
+		return usageErrorf("train: --utility %q: want rank or reward", rc.Utility)
 	}
 	return nil
 }
@@ -235,7 +243,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := rl.DefaultConfig()
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
-	cfg.Drain = tr.drain
+	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
