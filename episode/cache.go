@@ -29,6 +29,7 @@ type Cache struct {
 	running map[string][]Job  // key -> jobs waiting for the one running
 	keyOf   map[string]string // id of a job running on inner -> its key
 	ready   []Execution       // reused executions not yet handed out
+	lost    []lostJob         // waiters that could not be run after their original failed
 	waiting int               // jobs in running beyond the first of each key
 	stats   CacheStats
 }
@@ -47,6 +48,13 @@ type CacheStats struct {
 	LastStoreError string `json:"last_store_error,omitempty"`
 }
 
+// lostJob is a job that waited for an identical one whose execution failed
+// and could not be submitted in its place: Next reports it as failed.
+type lostJob struct {
+	job Job
+	err error
+}
+
 // NewCache puts a cache keeping its executions in store in front of inner.
 func NewCache(inner Executor, store *Store) *Cache {
 	return &Cache{inner: inner, store: store, running: map[string][]Job{}, keyOf: map[string]string{}}
@@ -57,7 +65,7 @@ func NewCache(inner Executor, store *Store) *Cache {
 func (c *Cache) Slots() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.inner.Slots() + c.waiting + len(c.ready)
+	return c.inner.Slots() + c.waiting + len(c.ready) + len(c.lost)
 }
 
 // Now is the inner executor's clock.
@@ -107,6 +115,12 @@ func (c *Cache) Submit(ctx context.Context, job Job) error {
 // executor's next, which it keeps and also hands to the jobs that waited for it.
 func (c *Cache) Next(ctx context.Context) (Execution, error) {
 	c.mu.Lock()
+	if len(c.lost) > 0 {
+		l := c.lost[0]
+		c.lost = c.lost[1:]
+		c.mu.Unlock()
+		return Execution{Episode: l.job.ID, Task: l.job.Task}, l.err
+	}
 	if len(c.ready) > 0 {
 		ex := c.ready[0]
 		c.ready = c.ready[1:]
@@ -145,7 +159,8 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 // failed forgets a job whose execution failed to happen at all (the
 // sandbox did not start): nothing is kept for its key, and the first job that
 // waited for it runs in its place, so an identical retry is not left waiting
-// for an execution that will never come.
+// for an execution that will never come; if that cannot be submitted either,
+// every waiter is reported failed by Next.
 func (c *Cache) failed(ctx context.Context, id string) {
 	c.mu.Lock()
 	key, ok := c.keyOf[id]
@@ -165,10 +180,15 @@ func (c *Cache) failed(ctx context.Context, id string) {
 	c.waiting--
 	c.mu.Unlock()
 	if err := c.inner.Submit(ctx, next); err != nil {
+		// None of them can run now: each is reported failed by Next, so no
+		// caller waits for an execution that will never come.
 		c.mu.Lock()
 		delete(c.running, key)
 		delete(c.keyOf, next.ID)
 		c.waiting -= len(waiters) - 1
+		for _, j := range waiters {
+			c.lost = append(c.lost, lostJob{j, fmt.Errorf("episode %s: the identical episode it waited for failed to execute, and running it again failed: %w", j.ID, err)})
+		}
 		c.mu.Unlock()
 	}
 }

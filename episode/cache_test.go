@@ -190,3 +190,43 @@ func TestCacheForgetsFailedExecutions(t *testing.T) {
 		t.Errorf("stats %+v: nothing executed, nothing to reuse", st)
 	}
 }
+
+// When the job that identical ones wait for fails to execute and the first
+// waiter cannot be submitted in its place (here: the pool's one slot was
+// taken meanwhile), every waiter is reported failed, none is left waiting.
+func TestCacheReportsWaitersItCannotRun(t *testing.T) {
+	p := tiny(t)
+	pool := realPool(t, p, 1, Settings{Timeout: time.Minute})
+	cache := NewCache(pool, mustStore(t, ""))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	broken := Settings{Timeout: time.Minute, Instrument: "lm"} // no instrumenter: fails before running
+	for _, id := range []string{"a", "b", "c"} {
+		if err := cache.Submit(ctx, Job{ID: id, Task: p.Task.Name, Code: nonceProgram, Settings: broken}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for pool.Busy() > 0 { // a's failure is in; its slot is free
+		if ctx.Err() != nil {
+			t.Fatal("the failing episode never finished")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	slow := Job{ID: "slow", Task: p.Task.Name, Code: "import time\ntime.sleep(30)\n", Settings: Settings{Timeout: time.Minute, Instrument: "none"}}
+	if err := cache.Submit(ctx, slow); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"episode a", "episode b", "episode c"}
+	for i, w := range want {
+		ex, err := cache.Next(ctx)
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Fatalf("Next %d: %+v, %v: want the failure of %s", i+1, ex, err, w)
+		}
+		if i > 0 && (ex.Episode != w[len("episode "):] || !strings.Contains(err.Error(), "busy")) {
+			t.Errorf("Next %d: episode %q, error %v: want the waiter and why it could not run", i+1, ex.Episode, err)
+		}
+	}
+	if got := cache.Slots(); got != 1 {
+		t.Errorf("slots %d after the waiters were reported, want the pool's 1", got)
+	}
+}
