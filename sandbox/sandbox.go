@@ -43,8 +43,7 @@
 // their peak is added to the peak memory (memfs.go). When the host runs
 // mlerl as root, the program runs under a per-run unprivileged uid: root is
 // exempt from RLIMIT_NPROC, and a distinct uid keeps runs from signalling
-// each other. The bootstrap also raises the program's niceness by 10: programs
-// are batch work on cores the trainer, the broker and serve share.
+// each other.
 //
 // The program is fed on stdin and executed by the bootstrap, so its source
 // (which holds the instrumenter's nonce) is never a file in the working
