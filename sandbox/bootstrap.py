@@ -22,12 +22,6 @@ def _mlerl_boot(g):
     import posix as os
     import resource
 
-    # Programs are batch work on cores the trainer, the broker and `mlerl
-    # serve` share: they run 10 niceness steps below the process that started
-    # them, so those stay responsive while every core trains a model. A
-    # program cannot undo it (lowering niceness needs a capability it lacks).
-    os.nice(10)
-
     uid = int(sys.argv[4])
     if uid >= 0:
         # Under bwrap started by root: leave root for the run's own uid. This

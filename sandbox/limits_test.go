@@ -315,22 +315,3 @@ func TestPeakMemory(t *testing.T) {
 		}
 	}
 }
-
-// Programs run 10 niceness steps below the process that started them (up to
-// the kernel's 19), in both tiers, and cannot take it back.
-func TestProgramsRunNiced(t *testing.T) {
-	own, err := unix.Getpriority(unix.PRIO_PROCESS, 0) // the kernel's 20 - nice
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := min(19, 20-own+10)
-	prog := []byte("import os\nprint('nice', os.nice(0))\ntry:\n    os.nice(-5)\n    print('lowered', os.nice(0))\nexcept OSError:\n    print('refused')\n")
-	for _, sb := range tiers(t) {
-		t.Run(string(sb.Level()), func(t *testing.T) {
-			res := mustRun(t, sb, Spec{Program: prog, Limits: Limits{Timeout: 30 * time.Second}})
-			if !bytes.Contains(res.Output, []byte(fmt.Sprintf("nice %d\n", want))) || !bytes.Contains(res.Output, []byte("refused")) {
-				t.Errorf("want niceness %d that the program cannot lower:\n%s", want, tail(res.Output))
-			}
-		})
-	}
-}
