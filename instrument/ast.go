@@ -4,23 +4,13 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
 //go:embed astmark.py
 var astmarkPy string
-
-// helperTimeout bounds one run of the embedded helper. Parsing a policy's
-// program takes milliseconds; the bound is for pathological input.
-const helperTimeout = 10 * time.Second
-
-// maxHelperOutput bounds what is read back from the helper.
-const maxHelperOutput = 8 * maxCode
 
 // astInstrumenter inserts markers with Python's ast module (astmark.py).
 type astInstrumenter struct{ python string }
@@ -61,38 +51,6 @@ func (a *astInstrumenter) insert(ctx context.Context, code string) (string, stri
 		return "", "ast", fmt.Errorf("ast helper: %s", rep.Error)
 	}
 	return rep.Marked, "ast", nil
-}
-
-// runHelper runs astmark.py once: req as JSON on stdin, the JSON reply decoded
-// into rep. -I -S keep the user's environment and site packages out (only the
-// standard library is needed, and start-up is faster).
-func runHelper(ctx context.Context, python string, req, rep any) error {
-	in, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("encoding helper request: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, helperTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-I", "-S", "-c", astmarkPy)
-	cmd.Stdin = bytes.NewReader(in)
-	stdout := &capWriter{max: maxHelperOutput}
-	stderr := &capWriter{max: 8 << 10}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		return fmt.Errorf("ast helper (%s): %w", python, ctx.Err())
-	}
-	if err != nil {
-		return fmt.Errorf("ast helper (%s): %w: %s", python, err, lastLine(stderr.String()))
-	}
-	if stdout.over {
-		return fmt.Errorf("ast helper (%s): reply over %d bytes", python, maxHelperOutput)
-	}
-	if err := json.Unmarshal(stdout.Bytes(), rep); err != nil {
-		return fmt.Errorf("ast helper (%s): decoding reply: %w", python, err)
-	}
-	return nil
 }
 
 // capWriter keeps the first max bytes and remembers whether more came.

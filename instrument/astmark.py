@@ -2,7 +2,9 @@
 
 Run by the Go package instrument, outside the sandbox, on source text only:
 ast.parse and compile(..., "exec") build trees and code objects but never execute
-the program. One JSON request on stdin, one JSON reply on stdout:
+the program. It serves requests until stdin ends: one JSON request per line on
+stdin, one JSON reply per line on stdout (the Go side keeps it running, so the
+interpreter's start-up is paid once, not per program):
 
   {"mode": "mark", "code": SRC}
       -> {"ok": true, "marked": SRC2, "points": N, "note": "..."}
@@ -727,6 +729,25 @@ def one_line(e):
     return str(e).replace("\n", " ")[:200]
 
 
+def handle(req):
+    mode = req.get("mode")
+    if mode == "mark":
+        code = req["code"]
+        try:
+            marked, points, note = mark(code)
+            return {"ok": True, "marked": marked, "points": points, "note": note}
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+            return {"ok": True, "marked": code, "points": 0,
+                    "note": "not instrumented: %s" % one_line(e)}
+    if mode == "check":
+        try:
+            ok, info = check(req["original"], req["marked"], req["marker_lines"])
+        except (RecursionError, MemoryError) as e:
+            ok, info = False, "cannot verify: %s" % one_line(e)
+        return {"ok": True, "prelude_after": info} if ok else {"ok": False, "error": info}
+    return {"ok": False, "error": "unknown mode %r" % (mode,)}
+
+
 def main():
     try:
         import resource
@@ -735,25 +756,17 @@ def main():
     except (ImportError, ValueError, OSError):
         pass
     sys.setrecursionlimit(10000)
-    req = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
-    mode = req.get("mode")
-    if mode == "mark":
-        code = req["code"]
+    out = sys.stdout
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
         try:
-            marked, points, note = mark(code)
-            rep = {"ok": True, "marked": marked, "points": points, "note": note}
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
-            rep = {"ok": True, "marked": code, "points": 0,
-                   "note": "not instrumented: %s" % one_line(e)}
-    elif mode == "check":
-        try:
-            ok, info = check(req["original"], req["marked"], req["marker_lines"])
-        except (RecursionError, MemoryError) as e:
-            ok, info = False, "cannot verify: %s" % one_line(e)
-        rep = {"ok": True, "prelude_after": info} if ok else {"ok": False, "error": info}
-    else:
-        rep = {"ok": False, "error": "unknown mode %r" % (mode,)}
-    sys.stdout.write(json.dumps(rep))
+            rep = handle(json.loads(line.decode("utf-8", "surrogateescape")))
+        except (ValueError, KeyError, TypeError) as e:
+            rep = {"ok": False, "error": "bad request: %s" % one_line(e)}
+        # json.dumps escapes newlines: one reply is one line.
+        out.write(json.dumps(rep) + "\n")
+        out.flush()
 
 
 if __name__ == "__main__":

