@@ -134,25 +134,32 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 		return ex, err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.stats.Executed++
 	key, ok := c.keyOf[ex.Episode]
 	if !ok {
+		c.mu.Unlock()
 		return ex, nil // not submitted through the cache (a resume's redelivery)
 	}
 	delete(c.keyOf, ex.Episode)
-	if err := c.store.Put(key, ex); err != nil {
-		// A folder that cannot be written costs later runs a re-execution,
-		// not this run its result: counted, and the run goes on.
-		c.stats.StoreErrors++
-		c.stats.LastStoreError = err.Error()
-	}
+	// In memory before the key stops running, so an identical job
+	// submitted now is answered from it; on disk after the lock, so a slow
+	// folder holds up no Submit, Slots or Stats.
+	c.store.remember(key, ex)
 	for _, j := range c.running[key][1:] {
 		c.ready = append(c.ready, reuse(ex, j))
 		c.stats.Reused++
 		c.waiting--
 	}
 	delete(c.running, key)
+	c.mu.Unlock()
+	if err := c.store.persist(key, ex); err != nil {
+		// A folder that cannot be written costs later runs a re-execution,
+		// not this run its result: counted, and the run goes on.
+		c.mu.Lock()
+		c.stats.StoreErrors++
+		c.stats.LastStoreError = err.Error()
+		c.mu.Unlock()
+	}
 	return ex, nil
 }
 
@@ -214,12 +221,18 @@ func reuse(ex Execution, job Job) Execution {
 
 // Store keeps executions by job key: in memory for the process, and in a
 // folder, when it has one, for later runs (and other processes: entries are
-// written atomically).
+// written atomically). With a folder, memory keeps only the latest
+// storeMemory executions (each holds its output and submission); older ones
+// are read back from the folder when asked for.
 type Store struct {
-	dir string
-	mu  sync.Mutex
-	m   map[string]Execution
+	dir   string
+	mu    sync.Mutex
+	m     map[string]Execution
+	order []string // keys in m, oldest first (only with a folder)
 }
+
+// storeMemory is how many executions a store with a folder keeps in memory.
+const storeMemory = 1024
 
 // NewStore makes a store; dir, when not empty, is its folder (created if missing).
 func NewStore(dir string) (*Store, error) {
@@ -229,6 +242,25 @@ func NewStore(dir string) (*Store, error) {
 		}
 	}
 	return &Store{dir: dir, m: map[string]Execution{}}, nil
+}
+
+// keep puts ex in memory; s.mu is held.
+func (s *Store) keep(key string, ex Execution) {
+	if _, ok := s.m[key]; !ok && s.dir != "" {
+		s.order = append(s.order, key)
+		for len(s.order) > storeMemory {
+			delete(s.m, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	s.m[key] = ex
+}
+
+// InMemory is how many executions the store holds in memory.
+func (s *Store) InMemory() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
 }
 
 // Get returns key's execution and whether it came from the folder.
@@ -241,7 +273,7 @@ func (s *Store) Get(key string) (ex Execution, ok, fromDisk bool) {
 	}
 	if ex, ok = s.load(key); ok {
 		s.mu.Lock()
-		s.m[key] = ex
+		s.keep(key, ex)
 		s.mu.Unlock()
 	}
 	return ex, ok, ok
@@ -249,9 +281,19 @@ func (s *Store) Get(key string) (ex Execution, ok, fromDisk bool) {
 
 // Put keeps ex under key; the error is the folder's (memory always keeps it).
 func (s *Store) Put(key string, ex Execution) error {
+	s.remember(key, ex)
+	return s.persist(key, ex)
+}
+
+// remember keeps ex in memory.
+func (s *Store) remember(key string, ex Execution) {
 	s.mu.Lock()
-	s.m[key] = ex
+	s.keep(key, ex)
 	s.mu.Unlock()
+}
+
+// persist writes ex to the folder, when the store has one.
+func (s *Store) persist(key string, ex Execution) error {
 	if s.dir == "" {
 		return nil
 	}

@@ -2,6 +2,7 @@ package episode
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -228,5 +229,36 @@ func TestCacheReportsWaitersItCannotRun(t *testing.T) {
 	}
 	if got := cache.Slots(); got != 1 {
 		t.Errorf("slots %d after the waiters were reported, want the pool's 1", got)
+	}
+}
+
+// A store with a folder keeps only the latest storeMemory executions in
+// memory; older ones come back from the folder intact. Without a folder,
+// memory is all there is, and it keeps everything.
+func TestStoreMemoryBounded(t *testing.T) {
+	for _, withDir := range []bool{true, false} {
+		dir := ""
+		if withDir {
+			dir = t.TempDir()
+		}
+		s := mustStore(t, dir)
+		n := storeMemory + 20
+		for i := range n {
+			ex := Execution{Episode: fmt.Sprint("e", i), Task: "t", Output: fmt.Sprint("output ", i), Submission: []byte(fmt.Sprint("id,label\n1,", i, "\n"))}
+			if err := s.Put(fmt.Sprintf("%064d", i), ex); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := n
+		if withDir {
+			want = storeMemory
+		}
+		if got := s.InMemory(); got != want {
+			t.Errorf("folder %v: %d executions in memory, want %d", withDir, got, want)
+		}
+		ex, ok, fromDisk := s.Get(fmt.Sprintf("%064d", 3))
+		if !ok || fromDisk != withDir || ex.Output != "output 3" || string(ex.Submission) != "id,label\n1,3\n" {
+			t.Errorf("folder %v: the oldest came back as ok=%v fromDisk=%v %q %q", withDir, ok, fromDisk, ex.Output, ex.Submission)
+		}
 	}
 }
