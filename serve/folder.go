@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +31,8 @@ type folder struct {
 	requests *os.File
 	episodes *os.File
 	sessions *os.File
+	epSize   int64    // episodes.jsonl's length: where the next line starts
+	epRead   *os.File // episodes.jsonl for reading finished episodes back
 }
 
 // openFolder opens dir (creating it) and restores into s what an earlier
@@ -51,9 +54,20 @@ func openFolder(dir string, s *Server) (*folder, []*entry, error) {
 		f.requests.Close()
 		return nil, nil, err
 	}
+	st, err := f.episodes.Stat()
+	if err == nil {
+		f.epSize = st.Size()
+		f.epRead, err = os.Open(f.episodes.Name())
+	}
+	if err != nil {
+		f.requests.Close()
+		f.episodes.Close()
+		return nil, nil, fmt.Errorf("serve: %w", err)
+	}
 	if f.sessions, err = openAppend(filepath.Join(dir, SessionsFile)); err != nil {
 		f.requests.Close()
 		f.episodes.Close()
+		f.epRead.Close()
 		return nil, nil, err
 	}
 	return f, pending, nil
@@ -80,38 +94,87 @@ func openAppend(path string) (*os.File, error) {
 	return f, nil
 }
 
+// restore reads what an earlier server left: each finished episode's offset
+// (the episode itself stays on disk until asked for), the best reward per
+// task, and the requests still without an episode, which are returned to
+// run. It holds one line at a time, so a large folder does not have to fit
+// in memory.
 func (f *folder) restore(s *Server) ([]*entry, error) {
-	reqs, _, err := runfolder.ReadJSONL[record](filepath.Join(f.dir, RequestsFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("serve: %w", err)
-	}
-	eps, _, err := runfolder.ReadJSONL[Episode](filepath.Join(f.dir, EpisodesFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("serve: %w", err)
-	}
-	finished := map[string]*Episode{}
-	for i := range eps {
-		finished[eps[i].Episode] = &eps[i]
+	err := eachLine(filepath.Join(f.dir, EpisodesFile), func(off int64, line []byte) {
+		var ep struct {
+			Episode, Task string
+			Valid         bool
+			Reward        float64
+		}
+		if json.Unmarshal(line, &ep) != nil || ep.Episode == "" {
+			return // a torn line from a crash: that request runs again
+		}
+		if _, ok := s.tasks[ep.Task]; !ok {
+			return // a task this server was not started with
+		}
+		if _, dup := s.onDisk[ep.Episode]; !dup {
+			s.counts.restored++
+		}
+		s.onDisk[ep.Episode] = off
+		if ep.Valid && (!has(s.best, ep.Task) || ep.Reward > s.best[ep.Task]) {
+			s.best[ep.Task] = ep.Reward
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	var pending []*entry
-	for _, r := range reqs {
+	err = eachLine(filepath.Join(f.dir, RequestsFile), func(_ int64, line []byte) {
+		var r record
+		if json.Unmarshal(line, &r) != nil || r.ID == "" {
+			return
+		}
 		if _, ok := s.tasks[r.Task]; !ok {
-			continue // a task this server was not started with
+			return
 		}
-		e := &entry{req: r, done: make(chan struct{})}
-		s.eps[r.ID], s.byReq[r.RequestID] = e, e
-		if ep, ok := finished[r.ID]; ok {
-			e.ep = ep
-			close(e.done)
-			s.counts.restored++
-			if ep.Valid && (!has(s.best, r.Task) || ep.Reward > s.best[r.Task]) {
-				s.best[r.Task] = ep.Reward
-			}
-			continue
+		if _, done := s.onDisk[r.ID]; done {
+			return
 		}
+		if e, ok := s.eps[r.ID]; ok {
+			e.req = r // logged again by a retry after it could not run
+			return
+		}
+		e := &entry{req: r, done: make(chan struct{}), off: -1}
+		s.eps[r.ID] = e
 		pending = append(pending, e)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return pending, f.restoreSessions(s)
+}
+
+// eachLine calls fn with every line of path (a missing file has none) and
+// the offset it starts at.
+func eachLine(path string, fn func(off int64, line []byte)) error {
+	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer file.Close()
+	r := bufio.NewReaderSize(file, 1<<16)
+	var off int64
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			fn(off, line)
+			off += int64(len(line))
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("serve: %s: %w", path, err)
+		}
+	}
 }
 
 // restoreSessions reopens the sessions of sessions.jsonl at the turn their
@@ -127,11 +190,11 @@ func (f *folder) restoreSessions(s *Server) error {
 		}
 		ss := &session{id: r.ID, task: r.Task, maxTurns: r.MaxTurns}
 		for {
-			e, ok := s.byReq[ss.stepID(ss.turn)]
-			if !ok || e.ep == nil {
+			id := episodeID(ss.stepID(ss.turn))
+			if _, ok := s.onDisk[id]; !ok {
 				break
 			}
-			ss.last = e.ep.Episode
+			ss.last = id
 			ss.turn++
 		}
 		s.sessions[ss.id] = ss
@@ -143,30 +206,58 @@ func has(m map[string]float64, k string) bool { _, ok := m[k]; return ok }
 
 func (f *folder) cacheDir() string { return filepath.Join(f.dir, "cache") }
 
-func (f *folder) request(r record) error { return f.append(f.requests, r) }
-
-func (f *folder) session(r sessionRecord) error { return f.append(f.sessions, r) }
-
-// episode appends ep and syncs: a client told the result can count on a
-// restarted server knowing it too.
-func (f *folder) episode(ep *Episode) error {
-	if err := f.append(f.episodes, ep); err != nil {
-		return err
-	}
-	return f.episodes.Sync()
+func (f *folder) request(r record) error {
+	_, err := f.append(f.requests, r)
+	return err
 }
 
-func (f *folder) append(file *os.File, v any) error {
+func (f *folder) session(r sessionRecord) error {
+	_, err := f.append(f.sessions, r)
+	return err
+}
+
+// episode appends ep and syncs: a client told the result can count on a
+// restarted server knowing it too. It returns the line's offset.
+func (f *folder) episode(ep *Episode) (int64, error) {
+	off, err := f.append(f.episodes, ep)
+	if err != nil {
+		return -1, err
+	}
+	return off, f.episodes.Sync()
+}
+
+// append writes v as one line of file and returns the offset it starts at
+// (meaningful for episodes.jsonl, whose length the folder tracks).
+func (f *folder) append(file *os.File, v any) (int64, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("serve: encoding: %w", err)
+		return -1, fmt.Errorf("serve: encoding: %w", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, err := file.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("serve: %s: %w", file.Name(), err)
+	n, err := file.Write(append(b, '\n'))
+	off := f.epSize
+	if file == f.episodes {
+		f.epSize += int64(n)
 	}
-	return nil
+	if err != nil {
+		return -1, fmt.Errorf("serve: %s: %w", file.Name(), err)
+	}
+	return off, nil
+}
+
+// readEpisode reads back the episode whose line starts at off.
+func (f *folder) readEpisode(off int64) (*Episode, error) {
+	r := bufio.NewReader(io.NewSectionReader(f.epRead, off, 1<<62))
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("serve: reading episodes.jsonl at %d: %w", off, err)
+	}
+	var ep Episode
+	if err := json.Unmarshal(line, &ep); err != nil {
+		return nil, fmt.Errorf("serve: episodes.jsonl at %d: %w", off, err)
+	}
+	return &ep, nil
 }
 
 // best writes best/<task>/ (program, submission, result).
@@ -195,7 +286,7 @@ func (f *folder) finish(sum rl.Summary) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	err = errors.Join(err, f.requests.Sync(), f.episodes.Sync(), f.requests.Close(), f.episodes.Close(), f.sessions.Close())
+	err = errors.Join(err, f.requests.Sync(), f.episodes.Sync(), f.requests.Close(), f.episodes.Close(), f.epRead.Close(), f.sessions.Close())
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

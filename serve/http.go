@@ -151,7 +151,7 @@ func (s *Server) handlePostEpisode(w http.ResponseWriter, r *http.Request) {
 	}
 	e, err := s.accept(rec)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "%v", err)
+		refuse(w, err)
 		return
 	}
 	s.answer(w, r, e, d)
@@ -159,10 +159,12 @@ func (s *Server) handlePostEpisode(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	s.mu.Lock()
-	e, ok := s.eps[id]
-	s.mu.Unlock()
-	if !ok {
+	e, ok, err := s.lookup(id)
+	switch {
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "episode %s: %v", id, err)
+		return
+	case !ok:
 		writeError(w, http.StatusNotFound, "unknown episode id %q", id)
 		return
 	}
@@ -205,6 +207,15 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, e *entry, d time
 	}
 }
 
+// refuse answers a request whose episode could not be accepted: 503, with
+// Retry-After when the queue is full.
+func refuse(w http.ResponseWriter, err error) {
+	if errors.Is(err, errQueueFull) {
+		w.Header().Set("Retry-After", "5")
+	}
+	writeError(w, http.StatusServiceUnavailable, "%v", err)
+}
+
 // errStatus is the HTTP status of an episode that could not run: 503 when
 // the server is stopping (the client retries), else 500.
 func errStatus(err error) int {
@@ -230,11 +241,15 @@ func (s *Server) handleWeights(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
+	// A snapshot under the lock, written after it: a slow client or the
+	// cache's own lock must not hold up every other request.
+	slots := s.g.Slots()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{
-		"slots": s.g.Slots(), "running": s.inflight, "queued": len(s.queue),
+	st := map[string]any{
+		"slots": slots, "running": s.inflight, "queued": len(s.queue),
 		"dispatched": s.counts.dispatched, "completed": s.counts.completed, "restored": s.counts.restored,
 		"uptime_s": time.Since(s.start).Seconds(), "tasks": s.names,
-	})
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, st)
 }

@@ -75,9 +75,17 @@ func (s *Server) accept(rec record) (*entry, error) {
 		s.mu.Unlock()
 		return nil, errors.New("the server is shutting down")
 	}
-	if e, ok := s.byReq[rec.RequestID]; ok && (e.err == nil) {
+	if e, ok := s.eps[rec.ID]; ok && (e.err == nil) {
 		s.mu.Unlock()
 		return e, nil
+	}
+	if off, ok := s.onDisk[rec.ID]; ok {
+		s.mu.Unlock()
+		return s.fromDisk(rec.ID, off)
+	}
+	if len(s.queue) >= s.cfg.MaxQueued {
+		s.mu.Unlock()
+		return nil, errQueueFull
 	}
 	rec.TimeS = time.Since(s.start).Seconds()
 	// Logged before it can run, so requests.jsonl always holds every
@@ -86,12 +94,69 @@ func (s *Server) accept(rec record) (*entry, error) {
 		s.mu.Unlock()
 		return nil, err
 	}
-	e := &entry{req: rec, done: make(chan struct{}), started: time.Now()}
-	s.eps[rec.ID], s.byReq[rec.RequestID] = e, e
+	e := &entry{req: rec, done: make(chan struct{}), started: time.Now(), off: -1}
+	s.eps[rec.ID] = e
 	s.queue = append(s.queue, e)
 	s.mu.Unlock()
 	s.pump()
 	return e, nil
+}
+
+// errQueueFull refuses an episode while MaxQueued wait for a slot (503,
+// with Retry-After: the client tries again later).
+var errQueueFull = errors.New("too many episodes waiting for a slot; retry later")
+
+// lookup returns the entry of episode id, from memory or episodes.jsonl.
+func (s *Server) lookup(id string) (*entry, bool, error) {
+	s.mu.Lock()
+	e, ok := s.eps[id]
+	off, onDisk := s.onDisk[id]
+	s.mu.Unlock()
+	switch {
+	case ok:
+		return e, true, nil
+	case onDisk:
+		e, err := s.fromDisk(id, off)
+		return e, err == nil, err
+	}
+	return nil, false, nil
+}
+
+// fromDisk is the finished entry of episode id, read back from its line of
+// episodes.jsonl at off, as it was answered when it finished.
+func (s *Server) fromDisk(id string, off int64) (*entry, error) {
+	ep, err := s.files.readEpisode(off)
+	if err != nil {
+		return nil, err
+	}
+	if ep.Episode != id {
+		return nil, fmt.Errorf("serve: episodes.jsonl at %d holds %s, not %s", off, ep.Episode, id)
+	}
+	ep.Output, ep.Submission = "", nil // as answered from memory
+	e := &entry{req: record{ID: id, RequestID: ep.RequestID, Task: ep.Task, Kind: ep.Kind, Parent: ep.Parent},
+		done: make(chan struct{}), ep: ep, off: off}
+	close(e.done)
+	return e, nil
+}
+
+// retire notes that e is finished and evicts the oldest finished entries
+// beyond KeepFinished; s.mu is held.
+func (s *Server) retire(e *entry) {
+	s.finished = append(s.finished, e.req.ID)
+	for len(s.finished) > s.cfg.KeepFinished {
+		id := s.finished[0]
+		s.finished = s.finished[1:]
+		old, ok := s.eps[id]
+		if !ok || (old.ep == nil && old.err == nil) {
+			continue // replaced by a retry that is still running
+		}
+		if old.ep != nil && old.off >= 0 {
+			s.onDisk[id] = old.off
+		}
+		// One that could not run (or whose line could not be written) is
+		// forgotten: a retry of its request id runs it again.
+		delete(s.eps, id)
+	}
 }
 
 // pump submits queued episodes while the executor has free slots.
@@ -99,8 +164,9 @@ func (s *Server) pump() {
 	s.pumpMu.Lock()
 	defer s.pumpMu.Unlock()
 	for {
+		slots := s.g.Slots() // outside s.mu: it takes the cache's lock
 		s.mu.Lock()
-		if s.closed || len(s.queue) == 0 || s.inflight >= s.g.Slots() {
+		if s.closed || len(s.queue) == 0 || s.inflight >= slots {
 			s.mu.Unlock()
 			return
 		}
@@ -174,6 +240,7 @@ func (s *Server) fail(id string, err error) {
 	}
 	e.err = fmt.Errorf("episode %s: %w", id, err)
 	close(e.done)
+	s.retire(e)
 	s.log.Error("serve: episode could not run", "episode", id, "err", err)
 }
 
@@ -194,7 +261,8 @@ func (s *Server) finish(ex episode.Execution) {
 		DoneS: time.Since(s.start).Seconds(), Status: "done",
 	}
 	ep.Feedback = s.feedback(t, e.req, res)
-	if err := s.files.episode(ep); err != nil {
+	off, err := s.files.episode(ep)
+	if err != nil {
 		s.log.Error("serve: writing the run folder", "err", err)
 	}
 	s.noteBest(t, e.req, ep)
@@ -207,8 +275,10 @@ func (s *Server) finish(ex episode.Execution) {
 	}
 	s.isolation = res.Isolation
 	if e.ep == nil && e.err == nil {
-		e.ep = ep
+		e.ep, e.off = ep, off
+		e.req.Code = "" // in requests.jsonl and the feedback
 		close(e.done)
+		s.retire(e)
 	}
 }
 

@@ -45,6 +45,15 @@ type Config struct {
 	DefaultWait, MaxWait time.Duration
 	// MaxTurns is a session's number of steps when POST /v1/sessions gives none [3].
 	MaxTurns int
+	// KeepFinished is how many finished episodes stay in memory [4096];
+	// older ones are answered from episodes.jsonl (the server keeps only
+	// their offset), so a long-running server's memory does not grow with
+	// every episode it ever ran.
+	KeepFinished int
+	// MaxQueued is how many accepted episodes may wait for a slot [10000];
+	// beyond it a new episode is refused with 503 and Retry-After, which the
+	// client retries, instead of the queue growing without bound.
+	MaxQueued int
 	// Stats, when set, adds the executor's own counts to summary.json.
 	Stats func() (redelivered int, extra map[string]any)
 	Log   *slog.Logger
@@ -66,11 +75,16 @@ type Server struct {
 
 	pumpMu sync.Mutex // one goroutine submits at a time, in arrival order
 
-	mu        sync.Mutex
-	eps       map[string]*entry // episode id -> entry
-	byReq     map[string]*entry // request id -> entry
-	queue     []*entry          // accepted, not yet submitted: waiting for a slot
-	inflight  int               // submitted, not yet back from the executor
+	mu sync.Mutex
+	// eps holds the episodes queued, running or finished lately; finished
+	// lists the finished ones in order, the oldest evicted first into
+	// onDisk: episode id -> offset of its line in episodes.jsonl. An
+	// episode id is its request id's hash, so both find the same entry.
+	eps       map[string]*entry
+	finished  []string
+	onDisk    map[string]int64
+	queue     []*entry // accepted, not yet submitted: waiting for a slot
+	inflight  int      // submitted, not yet back from the executor
 	kick      context.CancelFunc
 	sessions  map[string]*session
 	counts    counts
@@ -98,6 +112,7 @@ type entry struct {
 	ep      *Episode
 	err     error
 	started time.Time
+	off     int64 // the episode's offset in episodes.jsonl; -1 when not written
 }
 
 // New opens (or reopens) the run folder and starts driving the executor.
@@ -114,6 +129,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = 3
 	}
+	if cfg.KeepFinished <= 0 {
+		cfg.KeepFinished = 4096
+	}
+	if cfg.MaxQueued <= 0 {
+		cfg.MaxQueued = 10000
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -122,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, tasks: map[string]*served{}, start: time.Now(), log: cfg.Log, done: make(chan struct{}),
-		eps: map[string]*entry{}, byReq: map[string]*entry{}, sessions: map[string]*session{}, best: map[string]float64{},
+		eps: map[string]*entry{}, onDisk: map[string]int64{}, sessions: map[string]*session{}, best: map[string]float64{},
 	}
 	for _, p := range cfg.Tasks {
 		t, err := newServed(p, cfg.Settings.Timeout)
@@ -142,6 +163,7 @@ func New(cfg Config) (*Server, error) {
 		files.requests.Close()
 		files.episodes.Close()
 		files.sessions.Close()
+		files.epRead.Close()
 		return nil, err
 	}
 	s.cache = episode.NewCache(cfg.Executor, store)

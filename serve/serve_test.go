@@ -84,6 +84,12 @@ func tinyTask(t *testing.T) *episode.Prepared {
 // start serves tiny-auc from dir on real sandboxed slots, programs limited to timeout.
 func start(t *testing.T, dir, token string, timeout time.Duration) *harness {
 	t.Helper()
+	return startWith(t, dir, token, timeout, nil)
+}
+
+// startWith is start with the server's Config changed by tweak.
+func startWith(t *testing.T, dir, token string, timeout time.Duration, tweak func(*Config)) *harness {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs sandboxed programs")
 	}
@@ -93,7 +99,11 @@ func start(t *testing.T, dir, token string, timeout time.Duration) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Executor: pool, Tasks: []*episode.Prepared{p}, Settings: set, Dir: dir, Token: token})
+	cfg := Config{Executor: pool, Tasks: []*episode.Prepared{p}, Settings: set, Dir: dir, Token: token}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

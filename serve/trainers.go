@@ -112,7 +112,7 @@ func (s *Server) handleStep(w http.ResponseWriter, r *http.Request) {
 	rec.Code, rec.Plan, rec.Problem = program(&q.Action, nil)
 	e, err := s.accept(rec)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "%v", err)
+		refuse(w, err)
 		return
 	}
 	ep, done, err := wait(r.Context(), e, s.cfg.MaxWait+s.cfg.Settings.Timeout)
@@ -164,7 +164,7 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if entries[i], err = s.accept(rec); err != nil {
-			writeError(w, http.StatusServiceUnavailable, "%v", err)
+			refuse(w, err)
 			return
 		}
 	}
