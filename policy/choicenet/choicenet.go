@@ -84,6 +84,11 @@ type Config struct {
 	// a fixed prior the net learns on top of, as a language model's
 	// pretraining is the prior its RL starts from. 0 ignores hints.
 	HintLogit float64
+	// AvoidLogit is taken from the logit of each option a step lists in
+	// Avoid: the prior's knowledge that an option fails in this context,
+	// as a pretrained model rarely writes code that cannot run. The option
+	// stays in the space: the net can learn it back. 0 ignores Avoid.
+	AvoidLogit float64
 }
 
 // DefaultConfig returns the settings used by the recipe policy.
@@ -156,6 +161,9 @@ func (c Config) validate() error {
 type Step struct {
 	Decision, NumOptions, Chosen int
 	Hint                         int `json:",omitempty"`
+	// Avoid lists options (0-based) the prior expects to fail here
+	// (Config.AvoidLogit).
+	Avoid []int `json:",omitempty"`
 }
 
 // Context is what every step of one plan is conditioned on.
@@ -314,13 +322,28 @@ func (n *Net) checkStep(s Step) error {
 	if s.Hint < 0 || s.Hint > s.NumOptions {
 		return fmt.Errorf("%w: hint %d out of range [0,%d] at decision %d", ErrBadInput, s.Hint, s.NumOptions, s.Decision)
 	}
+	for _, a := range s.Avoid {
+		if a < 0 || a >= s.NumOptions {
+			return fmt.Errorf("%w: avoided option %d out of range [0,%d) at decision %d", ErrBadInput, a, s.NumOptions, s.Decision)
+		}
+	}
 	return nil
 }
 
-// addHint adds the prior's logit to the hinted option of step s.
+// addHint adds the prior's logits to step s: HintLogit to the hinted
+// option, minus AvoidLogit to each avoided one.
 func (n *Net) addHint(z []float64, s Step) {
+	priorLogits(z, s, n.cfg)
+}
+
+// priorLogits adds step s's prior (hint and avoided options) to z, which
+// has one entry per option.
+func priorLogits(z []float64, s Step, c Config) {
 	if s.Hint > 0 {
-		z[s.Hint-1] += n.cfg.HintLogit
+		z[s.Hint-1] += c.HintLogit
+	}
+	for _, a := range s.Avoid {
+		z[a] -= c.AvoidLogit
 	}
 }
 

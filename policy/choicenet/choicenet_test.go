@@ -50,6 +50,13 @@ func randomPlan(n *Net, rng *rand.Rand, steps int, withParent bool) (Context, []
 			if c.HintLogit != 0 {
 				out[i].Hint = rng.IntN(k + 1)
 			}
+			if c.AvoidLogit != 0 {
+				for o := range k {
+					if rng.IntN(3) == 0 {
+						out[i].Avoid = append(out[i].Avoid, o)
+					}
+				}
+			}
 		}
 		return out
 	}
@@ -176,6 +183,43 @@ func TestHintPrior(t *testing.T) {
 	}
 	if _, err := n.StepProbs(ctx, nil, Step{Decision: 2, NumOptions: k, Hint: k + 1}, 1); !errors.Is(err, ErrBadInput) {
 		t.Errorf("hint out of range: %v", err)
+	}
+}
+
+// TestAvoidPrior: on a fresh net, each avoided option loses AvoidLogit
+// (tempered) against the others, the hint adds on top, sampling and
+// re-scoring agree, and an avoided option out of range is bad input.
+func TestAvoidPrior(t *testing.T) {
+	cfg := DefaultConfig(3, 4, 5)
+	cfg.HintLogit, cfg.AvoidLogit = 1.5, 4
+	n := mustNew(t, cfg)
+	ctx := Context{Features: []float64{1, -2, 0.5}}
+	const temp = 0.7
+	next := Step{Decision: 1, NumOptions: 4, Hint: 1, Avoid: []int{2, 3}}
+	p, err := n.StepProbs(ctx, nil, next, temp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := []float64{math.Exp(1.5 / temp), 1, math.Exp(-4 / temp), math.Exp(-4 / temp)}
+	sum := w[0] + w[1] + w[2] + w[3]
+	for j := range p {
+		if math.Abs(p[j]-w[j]/sum) > 1e-12 {
+			t.Errorf("p[%d] = %v, want %v", j, p[j], w[j]/sum)
+		}
+	}
+	if p[2]+p[3] > 0.01 {
+		t.Errorf("avoided options hold %.4f of the mass", p[2]+p[3])
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		c, lp := n.ChooseStep(ctx, nil, next, temp, rng)
+		next.Chosen = c
+		if got := n.LogProbs(ctx, []Step{next}, temp)[0]; math.Abs(got-lp) > 1e-12 {
+			t.Fatalf("ChooseStep log-prob %v, LogProbs %v", lp, got)
+		}
+	}
+	if _, err := n.StepProbs(ctx, nil, Step{Decision: 1, NumOptions: 4, Avoid: []int{4}}, 1); !errors.Is(err, ErrBadInput) {
+		t.Errorf("avoided option out of range: %v", err)
 	}
 }
 

@@ -141,10 +141,14 @@ func referenceLoss(n *Net, batch []Example) float64 {
 			for _, pk := range p {
 				h -= pk * math.Log(pk)
 			}
-			// The prior alone: HintLogit on the hinted option, tempered.
+			// The prior alone: HintLogit on the hinted option, minus
+			// AvoidLogit on each avoided one, tempered.
 			z0 := make([]float64, len(p))
 			if s.Hint > 0 {
 				z0[s.Hint-1] = c.HintLogit / ex.Temperature
+			}
+			for _, a := range s.Avoid {
+				z0[a] -= c.AvoidLogit / ex.Temperature
 			}
 			lse0 := 0.0
 			for _, z := range z0 {
@@ -168,7 +172,8 @@ func referenceLoss(n *Net, batch []Example) float64 {
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.EntropyCoef, cfg.KLCoef, cfg.PriorKLCoef = 0.05, 0.3, 0.4
-	cfg.HintLogit = 0.9 // randomPlan hints some steps
+	cfg.HintLogit = 0.9  // randomPlan hints some steps
+	cfg.AvoidLogit = 1.3 // and avoids some options
 	n := mustNew(t, cfg)
 	randomize(n, 21, 0.7)
 	rng := rand.New(rand.NewPCG(4, 2))

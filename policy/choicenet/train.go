@@ -36,7 +36,7 @@ type Example struct {
 // KL(behaviour ‖ current); ClipFrac the share of steps with |r − 1| > Clip.
 type Stats struct {
 	Loss, Entropy, ApproxKL, ClipFrac float64
-	// PriorKL is KL(π_θ ‖ π_prior) per step, π_prior the hints alone.
+	// PriorKL is KL(π_θ ‖ π_prior) per step, π_prior the hints and avoided options alone.
 	PriorKL float64
 }
 
@@ -219,7 +219,7 @@ type exampleRows struct {
 	parent   []int   // pair indices of the parent plan
 	numOpts  []int
 	chosen   []int
-	hint     []int
+	priorOf  []Step // each step, for its prior logits (hint, avoided options)
 	invTemp  float64
 	oldLP    []float64
 	adv      float64
@@ -242,7 +242,7 @@ func (n *Net) encodeExample(ex Example) exampleRows {
 		r.decision = append(r.decision, s.Decision)
 		r.numOpts = append(r.numOpts, s.NumOptions)
 		r.chosen = append(r.chosen, s.Chosen)
-		r.hint = append(r.hint, s.Hint)
+		r.priorOf = append(r.priorOf, s)
 		r.hist = append(r.hist, prefix)
 		prefix = append(prefix[:len(prefix):len(prefix)], n.pairIndex(s))
 	}
@@ -315,9 +315,7 @@ func (n *Net) assemble(all []exampleRows, idx []int) graphInput {
 				in.mask[r*mo+k] = 1
 			}
 			in.chosenOH[r*mo+ex.chosen[s]] = 1
-			if h := ex.hint[s]; h > 0 {
-				in.prior[r*mo+h-1] = c.HintLogit
-			}
+			priorLogits(in.prior[r*mo:(r+1)*mo], ex.priorOf[s], c)
 			in.invTemp[r] = ex.invTemp
 			in.oldLP[r] = ex.oldLP[s]
 			in.adv[r] = ex.adv
@@ -424,7 +422,7 @@ func (tr *trainer) graph(inputs []*Node) []*Node {
 		Neg(Mul(adv, ratio)),
 		Neg(Mul(adv, ClipScalar(ratio, 1-c.Clip, 1+c.Clip))))
 	kl := Sub(AddScalar(ratio, -1), logRatio)
-	// KL(π_θ ‖ π_prior) of the whole decision, π_prior the hints alone at
+	// KL(π_θ ‖ π_prior) of the whole decision, π_prior the hints and avoided options alone at
 	// the same temperature: the anchor that keeps a few noisy updates from
 	// collapsing the policy (the optimum of A·log π − c·KL is π ∝
 	// π_prior·exp(A/c): learnt preferences scale the prior, never erase it).

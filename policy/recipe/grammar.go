@@ -35,6 +35,12 @@ type Decision struct {
 	Name    string   `json:"name"`
 	Options []string `json:"options"`
 	Index   []int    `json:"index"`
+	// Avoid lists the Options (by index) the profile says will fail: a
+	// deliberate failure mode of the grammar (a loader that does not fit
+	// the file, strings given to a model, ...) on this task. They stay
+	// allowed, so a policy can still learn they fail; the built-in policy's
+	// prior gives them little mass.
+	Avoid []int `json:"avoid,omitempty"`
 }
 
 // Choice is one decided value of a plan.
@@ -65,6 +71,9 @@ type spec struct {
 	options []string
 	applies func(p *Profile, c choices) bool
 	allowed func(p *Profile, c choices, opt string) bool
+	// risky says an allowed option is expected to fail on this task given
+	// the choices so far (Decision.Avoid); nil: none is.
+	risky func(p *Profile, c choices, opt string) bool
 	// describe words for option values that are not self-explanatory.
 }
 
@@ -158,13 +167,18 @@ var grammar = []spec{
 	{name: improveDecision, part: "", options: []string{PartFeatures, PartModel, PartHyper, PartValidation, PartEnsembling},
 		applies: func(*Profile, choices) bool { return false }}, // asked by the walker itself
 	// How to read the files. Some options do not fit some files; that is the point.
-	{name: "read.loader", part: PartFeatures, options: []string{"default", "sniff", "ascii", "semicolon"}, applies: always},
+	{name: "read.loader", part: PartFeatures, options: []string{"default", "sniff", "ascii", "semicolon"}, applies: always,
+		risky: loaderRisky},
 	{name: "read.rows", part: PartFeatures, options: []string{"all", "half", "fifth"}, applies: always},
 	{name: "features.columns", part: PartFeatures, options: []string{"typed", "numeric_only", "raw"}, applies: always,
-		allowed: func(p *Profile, _ choices, o string) bool { return columnsAllowed(p, o) }},
+		allowed: func(p *Profile, _ choices, o string) bool { return columnsAllowed(p, o) },
+		// Raw columns reach the model as read: strings and NaN fail it.
+		risky: func(p *Profile, _ choices, o string) bool { return o == "raw" && !allNumericComplete(p) }},
 	{name: "features.missing", part: PartFeatures, options: []string{"none", "drop_rows", "mean", "median", "most_frequent"},
 		applies: func(_ *Profile, c choices) bool { return notRaw(c) },
-		allowed: func(p *Profile, c choices, o string) bool { return o != "drop_rows" || keepsRows(p, c) }},
+		allowed: func(p *Profile, c choices, o string) bool { return o != "drop_rows" || keepsRows(p, c) },
+		// NaN left in reaches encoders and models that refuse it.
+		risky: func(p *Profile, _ choices, o string) bool { return o == "none" && p.MissingFrac > 0 }},
 	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() },
 		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "categorical") }},
@@ -180,7 +194,8 @@ var grammar = []spec{
 		applies: func(p *Profile, _ choices) bool { return !p.IsClassification() }},
 	// The model.
 	{name: "model.family", part: PartModel, options: familyOptions, applies: always,
-		allowed: func(p *Profile, c choices, o string) bool { return familyAllowed(p, c, o) }},
+		allowed: func(p *Profile, c choices, o string) bool { return familyAllowed(p, c, o) },
+		risky:   func(p *Profile, c choices, o string) bool { return denseOnly[o] && sparseLikely(p, c) }},
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
 		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput },
 		// PLS is multi-output by construction; wrapped per target, its
@@ -207,18 +222,28 @@ var grammar = []spec{
 	{name: "svm.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("svm.C")},
 	{name: "mlp.hidden", part: PartHyper, options: []string{"64", "256", "256_128"}, applies: hyper("mlp.hidden")},
 	{name: "mlp.max_iter", part: PartHyper, options: []string{"50", "200", "600"}, applies: hyper("mlp.max_iter")},
-	{name: "nb.variant", part: PartHyper, options: []string{"gaussian", "multinomial", "bernoulli", "complement"}, applies: hyper("nb.variant")},
+	{name: "nb.variant", part: PartHyper, options: []string{"gaussian", "multinomial", "bernoulli", "complement"}, applies: hyper("nb.variant"),
+		risky: func(p *Profile, c choices, o string) bool { return o == "gaussian" && sparseLikely(p, c) }},
 	// Validation only costs time and prints a score; it never changes the
 	// final model, which is always refitted on every training row.
 	{name: "validation", part: PartValidation, options: []string{"none", "holdout", "cv5"}, applies: always},
 	// Ensembling and calibration.
 	{name: "ensemble", part: PartEnsembling, options: []string{"none", "average", "nb_loglinear"}, applies: always,
-		allowed: func(p *Profile, c choices, o string) bool { return o != "nb_loglinear" || poolsNB(p, c) }},
+		allowed: func(p *Profile, c choices, o string) bool { return o != "nb_loglinear" || poolsNB(p, c) },
+		// Combining classifiers needs the model's probabilities; without
+		// them, only calibration (asked next, for probability metrics)
+		// would give it some.
+		risky: func(p *Profile, c choices, o string) bool {
+			return o != "none" && classifies(p, c) && !families[c["model.family"]].hasPredictProb && !p.NeedsProba()
+		}},
 	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
 		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() },
-		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) }},
+		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) },
+		risky: func(_ *Profile, c choices, o string) bool {
+			return o == "none" && !families[c["model.family"]].hasPredictProb
+		}},
 	// Added after the first release, so appended here (IDs stay stable) but
 	// asked just before the model family, which it masks: see askOrder.
 	{name: "target.ordinal", part: PartModel, options: []string{"classes", "regression"},
@@ -261,6 +286,40 @@ var grammar = []spec{
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasHighCardinality() },
 		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "high_card") }},
 }
+
+// loaderRisky: the ascii loader fails on a file with non-ASCII bytes, the
+// semicolon loader on a comma-separated file (its header reads as one
+// column, and the target is not found).
+func loaderRisky(p *Profile, _ choices, o string) bool {
+	switch o {
+	case "ascii":
+		return p.NonASCII
+	case "semicolon":
+		return len(p.Columns) > 1
+	}
+	return false
+}
+
+// allNumericComplete says every column but the id is numbers pandas reads as
+// such, with no missing value: what raw columns need.
+func allNumericComplete(p *Profile) bool {
+	if p.MissingFrac > 0 {
+		return false
+	}
+	for _, c := range p.Columns {
+		if c.Name != p.IDColumn && c.Kind != KindNumeric && !c.PandasNumeric {
+			return false
+		}
+	}
+	return true
+}
+
+// denseOnly are the families whose estimators refuse a sparse matrix.
+var denseOnly = map[string]bool{"hist_gb": true, "pls": true}
+
+// sparseLikely says the feature matrix is expected to be sparse: typed
+// features with text columns (their n-gram matrices are).
+func sparseLikely(p *Profile, c choices) bool { return typed(c) && p.HasText() }
 
 // keepsFeatures says some group of feature columns is left when the group
 // dropping is dropped, given the choices so far (a group whose decision is
@@ -453,6 +512,13 @@ func (w *Walker) Next() (Decision, bool) {
 			continue
 		}
 		d := w.decision(id, opts)
+		if s.risky != nil {
+			for i, o := range opts {
+				if s.risky(w.p, w.chosen, o) {
+					d.Avoid = append(d.Avoid, i)
+				}
+			}
+		}
 		w.pending = &d
 		return d, true
 	}

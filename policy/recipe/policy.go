@@ -27,6 +27,12 @@ const Temperature = 0.7
 // about 3/4 likely. The net learns on top of it and can overrule it.
 const HintLogit = 1.5
 
+// AvoidLogit is taken from every option the profile says will fail
+// (Decision.Avoid). At T = 0.7 it makes such an option about 300 times less
+// likely than it would be, so a fresh policy seldom writes a program that
+// cannot run on this task, while the option stays learnable.
+const AvoidLogit = 4.0
+
 // PriorAnchor weighs KL(π ‖ prior) in every update (choicenet's
 // PriorKLCoef): the learnt policy is the prior times exp(advantage / 0.5),
 // so a decision that keeps paying gains several times its prior mass but
@@ -64,6 +70,7 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 	cfg := choicenet.DefaultConfig(NumFeatures, len(DecisionNames()), MaxOptions)
 	cfg.Seed = seed
 	cfg.HintLogit = HintLogit
+	cfg.AvoidLogit = AvoidLogit
 	cfg.PriorKLCoef = PriorAnchor
 	net, err := choicenet.New(cfg)
 	if err != nil {
@@ -212,7 +219,7 @@ func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent 
 	var steps []choicenet.Step
 	var logps []float64
 	for d, ok := w.Next(); ok; d, ok = w.Next() {
-		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options)}
+		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options), Avoid: d.Avoid}
 		switch {
 		case d.Name == improveDecision: // which part to improve has no default
 		case parent != nil && grammar[d.ID].part == w.Part() && slices.Contains(d.Options, parent.Get(d.Name)):

@@ -98,7 +98,7 @@ func (r *renderer) estimatorArgs(fam string, hp choices) []string {
 	case "linear_svm":
 		return []string{"C=" + hp["svm.C"]}
 	case "svm_rbf":
-		if r.Cls && r.P.NeedsProba() {
+		if r.NeedsProba() { // a probability metric, or pooled with a second model
 			// Platt scaling inside SVC: five extra internal fits, but probabilities.
 			return []string{"C=" + hp["svm.C"], "probability=True", "random_state=0"}
 		}

@@ -52,7 +52,7 @@ X_test = test.drop(columns=[ID_COLUMN])
 print(f"features: {X.shape[1]} columns")
 
 # The model.
-estimator = SVC(C=0.1)
+estimator = SVC(C=0.1, probability=True, random_state=0)
 model = estimator
 # A second, different model; the two predictions are averaged.
 second_estimator = HistGradientBoostingClassifier(max_iter=300, learning_rate=0.1, max_leaf_nodes=31, random_state=0)

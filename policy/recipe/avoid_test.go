@@ -1,0 +1,105 @@
+package recipe
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/choicenet"
+	"github.com/mlerl/mlerl/rl"
+)
+
+// The options the profile says will fail are listed in Decision.Avoid, on
+// the tables where they fail and not elsewhere, and Default never takes one.
+// (TestFailureModes runs each of these modes for real.)
+func TestRiskyOptionsAvoided(t *testing.T) {
+	tests := []struct {
+		task  string
+		avoid map[string][]string // decision -> avoided options, on Default's walk
+	}{
+		// Non-ASCII text: the ascii loader; a comma-separated file: the
+		// semicolon one; strings: raw columns; n-grams: dense-only models.
+		{"tiny-reviews", map[string][]string{"read.loader": {"ascii", "semicolon"}, "features.columns": {"raw"}, "model.family": {"hist_gb"}}},
+		// Missing values: features.missing=none.
+		{"tiny-churn", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none"}}},
+		// A linear SVM has no probabilities: a log-loss task must calibrate.
+		{"tiny-notes", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none"}, "model.family": {"hist_gb"}, "calibration": {"none"}}},
+		{"tiny-events", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none"}, "model.family": {"hist_gb", "pls"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.task, func(t *testing.T) {
+			p := mustProfile(t, filepath.Join("testdata", tc.task))
+			def := Default(p)
+			got := map[string][]string{}
+			w := NewWalker(p, nil)
+			for d, ok := w.Next(); ok; d, ok = w.Next() {
+				i := slices.Index(d.Options, def.Get(d.Name))
+				if slices.Contains(d.Avoid, i) {
+					t.Errorf("Default takes %s=%s, which the profile says fails", d.Name, d.Options[i])
+				}
+				for _, a := range d.Avoid {
+					got[d.Name] = append(got[d.Name], d.Options[a])
+				}
+				if err := w.Choose(i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, want := range tc.avoid {
+				if !slices.Equal(got[name], want) {
+					t.Errorf("%s: avoids %v, want %v", name, got[name], want)
+				}
+			}
+			for name, opts := range got {
+				if _, ok := tc.avoid[name]; !ok {
+					t.Errorf("%s: avoids %v, want none", name, opts)
+				}
+			}
+		})
+	}
+}
+
+// A fresh policy seldom writes a plan with an avoided option; without the
+// avoidance (AvoidLogit 0) over a third of its plans on tiny-reviews had
+// one: a loader that cannot read the file, or strings given to a model.
+func TestFreshPolicyAvoidsFailingOptions(t *testing.T) {
+	share := func(avoidLogit float64) float64 {
+		p, tk := fixturePolicy(t, "tiny-reviews", 7)
+		cfg := choicenet.DefaultConfig(NumFeatures, len(DecisionNames()), MaxOptions)
+		cfg.Seed, cfg.HintLogit, cfg.AvoidLogit, cfg.PriorKLCoef = 7, HintLogit, avoidLogit, PriorAnchor
+		net, err := choicenet.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.net = net
+		prompts := make([]rl.Prompt, 400)
+		for i := range prompts {
+			prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
+		}
+		acts, err := p.Sample(context.Background(), prompts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hit := 0
+		for _, a := range acts {
+			var m meta
+			if err := json.Unmarshal(a.Meta, &m); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range m.Steps {
+				if slices.Contains(s.Avoid, s.Chosen) {
+					hit++
+					break
+				}
+			}
+		}
+		return float64(hit) / float64(len(acts))
+	}
+	with, without := share(AvoidLogit), share(0)
+	t.Logf("plans with an avoided option: %.1f%% with AvoidLogit %v, %.1f%% without", 100*with, AvoidLogit, 100*without)
+	if with > 0.03 || without < 0.15 {
+		t.Errorf("share of plans with an avoided option: %.3f (want under 0.03) with the avoidance, %.3f (want over 0.15) without", with, without)
+	}
+}
