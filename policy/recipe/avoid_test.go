@@ -23,11 +23,12 @@ func TestRiskyOptionsAvoided(t *testing.T) {
 		// Non-ASCII text: the ascii loader; a comma-separated file: the
 		// semicolon one; strings: raw columns; n-grams: dense-only models.
 		{"tiny-reviews", map[string][]string{"read.loader": {"ascii", "semicolon"}, "features.columns": {"raw"}, "model.family": {"hist_gb"}}},
-		// Missing values: features.missing=none.
-		{"tiny-churn", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none"}}},
+		// Missing values: no imputation, or dropping incomplete training rows
+		// (the test rows keep their NaN).
+		{"tiny-churn", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none", "drop_rows"}}},
 		// A linear SVM has no probabilities: a log-loss task must calibrate.
-		{"tiny-notes", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none"}, "model.family": {"hist_gb"}, "calibration": {"none"}}},
-		{"tiny-events", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none"}, "model.family": {"hist_gb", "pls"}}},
+		{"tiny-notes", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none", "drop_rows"}, "model.family": {"hist_gb"}, "calibration": {"none"}}},
+		{"tiny-events", map[string][]string{"read.loader": {"semicolon"}, "features.columns": {"raw"}, "features.missing": {"none", "drop_rows"}, "model.family": {"hist_gb", "pls"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.task, func(t *testing.T) {
@@ -101,5 +102,48 @@ func TestFreshPolicyAvoidsFailingOptions(t *testing.T) {
 	t.Logf("plans with an avoided option: %.1f%% with AvoidLogit %v, %.1f%% without", 100*with, AvoidLogit, 100*without)
 	if with > 0.03 || without < 0.15 {
 		t.Errorf("share of plans with an avoided option: %.3f (want under 0.03) with the avoidance, %.3f (want over 0.15) without", with, without)
+	}
+}
+
+// The rules that depend on earlier choices or on the table's size, asked
+// directly: slow families on thousands of documents, naive Bayes variants
+// that refuse negative values after standard scaling, dense-only models on
+// many-level categoricals one-hot encoded.
+func TestRiskyRulesInContext(t *testing.T) {
+	reviews := mustProfile(t, filepath.Join("testdata", "tiny-reviews"))
+	big := *reviews
+	big.TrainRows = 5000
+	family := grammar[slices.IndexFunc(grammar, func(s spec) bool { return s.name == "model.family" })]
+	nb := grammar[slices.IndexFunc(grammar, func(s spec) bool { return s.name == "nb.variant" })]
+	typedText := choices{"features.columns": "typed"}
+	for _, tc := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"svm_rbf on 300 documents", family.risky(reviews, typedText, "svm_rbf"), false},
+		{"svm_rbf on 5,000 documents", family.risky(&big, typedText, "svm_rbf"), true},
+		{"svm_rbf on a fifth of 5,000 documents", family.risky(&big, choices{"features.columns": "typed", "read.rows": "fifth"}, "svm_rbf"), false},
+		{"logistic on 5,000 documents", family.risky(&big, typedText, "logistic"), false},
+		{"hist_gb on numbers only", family.risky(&big, choices{"features.columns": "numeric_only"}, "hist_gb"), false},
+		{"complement NB after standard scaling", nb.risky(reviews, choices{"features.scaling": "standard"}, "complement"), true},
+		{"complement NB unscaled", nb.risky(reviews, choices{"features.scaling": "none"}, "complement"), false},
+		{"bernoulli NB after standard scaling", nb.risky(reviews, choices{"features.scaling": "standard"}, "bernoulli"), false},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: risky %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+	// tiny-events without its text columns: its many-level categoricals
+	// one-hot encoded are what would make the matrix sparse.
+	events := *mustProfile(t, filepath.Join("testdata", "tiny-events"))
+	events.Columns = slices.DeleteFunc(slices.Clone(events.Columns), func(c Column) bool { return c.Kind == KindText })
+	if events.HasText() || !events.HasHighCardinality() {
+		t.Fatal("the fixture changed: want many-level categoricals and (after the deletion) no text")
+	}
+	for enc, want := range map[string]bool{"onehot_grouped": true, "target_mean": false} {
+		if got := family.risky(&events, choices{"features.columns": "typed", "features.high_card": enc}, "hist_gb"); got != want {
+			t.Errorf("hist_gb with many-level categoricals encoded %s: risky %v, want %v", enc, got, want)
+		}
 	}
 }

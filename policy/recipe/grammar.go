@@ -177,8 +177,12 @@ var grammar = []spec{
 	{name: "features.missing", part: PartFeatures, options: []string{"none", "drop_rows", "mean", "median", "most_frequent"},
 		applies: func(_ *Profile, c choices) bool { return notRaw(c) },
 		allowed: func(p *Profile, c choices, o string) bool { return o != "drop_rows" || keepsRows(p, c) },
-		// NaN left in reaches encoders and models that refuse it.
-		risky: func(p *Profile, _ choices, o string) bool { return o == "none" && p.MissingFrac > 0 }},
+		// NaN left in reaches encoders and models that refuse it; dropping
+		// incomplete training rows leaves the test rows' NaN (a random
+		// split has them where the training rows do).
+		risky: func(p *Profile, _ choices, o string) bool {
+			return (o == "none" || o == "drop_rows") && p.MissingFrac > 0
+		}},
 	{name: "features.categorical", part: PartFeatures, options: []string{"onehot", "get_dummies", "ordinal", "drop"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasCategorical() },
 		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "categorical") }},
@@ -195,7 +199,9 @@ var grammar = []spec{
 	// The model.
 	{name: "model.family", part: PartModel, options: familyOptions, applies: always,
 		allowed: func(p *Profile, c choices, o string) bool { return familyAllowed(p, c, o) },
-		risky:   func(p *Profile, c choices, o string) bool { return denseOnly[o] && sparseLikely(p, c) }},
+		risky: func(p *Profile, c choices, o string) bool {
+			return denseOnly[o] && sparseLikely(p, c) || slowOnText[o] && bigText(p, c)
+		}},
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
 		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput },
 		// PLS is multi-output by construction; wrapped per target, its
@@ -223,7 +229,12 @@ var grammar = []spec{
 	{name: "mlp.hidden", part: PartHyper, options: []string{"64", "256", "256_128"}, applies: hyper("mlp.hidden")},
 	{name: "mlp.max_iter", part: PartHyper, options: []string{"50", "200", "600"}, applies: hyper("mlp.max_iter")},
 	{name: "nb.variant", part: PartHyper, options: []string{"gaussian", "multinomial", "bernoulli", "complement"}, applies: hyper("nb.variant"),
-		risky: func(p *Profile, c choices, o string) bool { return o == "gaussian" && sparseLikely(p, c) }},
+		// Gaussian needs a dense matrix; multinomial and complement refuse
+		// the negative values standard scaling makes.
+		risky: func(p *Profile, c choices, o string) bool {
+			return o == "gaussian" && sparseLikely(p, c) ||
+				(o == "multinomial" || o == "complement") && c["features.scaling"] == "standard"
+		}},
 	// Validation only costs time and prints a score; it never changes the
 	// final model, which is always refitted on every training row.
 	{name: "validation", part: PartValidation, options: []string{"none", "holdout", "cv5"}, applies: always},
@@ -234,7 +245,8 @@ var grammar = []spec{
 		// them, only calibration (asked next, for probability metrics)
 		// would give it some.
 		risky: func(p *Profile, c choices, o string) bool {
-			return o != "none" && classifies(p, c) && !families[c["model.family"]].hasPredictProb && !p.NeedsProba()
+			return o != "none" && classifies(p, c) && !families[c["model.family"]].hasPredictProb &&
+				(!p.NeedsProba() || !calibratable(p, c))
 		}},
 	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
@@ -318,8 +330,26 @@ func allNumericComplete(p *Profile) bool {
 var denseOnly = map[string]bool{"hist_gb": true, "pls": true}
 
 // sparseLikely says the feature matrix is expected to be sparse: typed
-// features with text columns (their n-gram matrices are).
-func sparseLikely(p *Profile, c choices) bool { return typed(c) && p.HasText() }
+// features with text columns (their n-gram matrices are), or many-level
+// categoricals one-hot encoded.
+func sparseLikely(p *Profile, c choices) bool {
+	return typed(c) && (p.HasText() || p.HasHighCardinality() && c["features.high_card"] == "onehot_grouped")
+}
+
+// slowOnText are the families whose fit grows with rows times n-gram
+// columns (or rows squared) fast enough that thousands of documents take
+// minutes: on the suite's text tasks (fine-food-reviews, 4,000 rows;
+// austen-authorship, 10,000) they were most of the prior's time-outs.
+var slowOnText = map[string]bool{"svm_rbf": true, "knn": true, "mlp": true, "gradient_boosting": true, "kernel_ridge": true}
+
+// bigText says the plan reads text columns of at least bigTextRows
+// training rows.
+func bigText(p *Profile, c choices) bool {
+	return typed(c) && p.HasText() && rowsShare(c)*float64(p.TrainRows) >= bigTextRows
+}
+
+// bigTextRows: see slowOnText.
+const bigTextRows = 2000
 
 // keepsFeatures says some group of feature columns is left when the group
 // dropping is dropped, given the choices so far (a group whose decision is
