@@ -134,6 +134,17 @@ func TestRiskyRulesInContext(t *testing.T) {
 			t.Errorf("%s: risky %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
+	// A log-loss task: a linear SVM has no probabilities and needs
+	// calibration, which a fifth of the rows cannot give when the rarest
+	// class is 5% of tiny-notes' 340 (about 3 rows, under the 6 needed).
+	notes := *mustProfile(t, filepath.Join("testdata", "tiny-notes"))
+	notes.MinorityFrac = 0.05
+	for rows, want := range map[string]bool{"all": false, "fifth": true} {
+		c := choices{"features.columns": "numeric_only", "read.rows": rows}
+		if got := family.risky(&notes, c, "linear_svm"); got != want || family.risky(&notes, c, "logistic") {
+			t.Errorf("linear_svm on %s of tiny-notes: risky %v, want %v (logistic never)", rows, got, want)
+		}
+	}
 	// tiny-events without its text columns: its many-level categoricals
 	// one-hot encoded are what would make the matrix sparse.
 	events := *mustProfile(t, filepath.Join("testdata", "tiny-events"))

@@ -200,7 +200,10 @@ var grammar = []spec{
 	{name: "model.family", part: PartModel, options: familyOptions, applies: always,
 		allowed: func(p *Profile, c choices, o string) bool { return familyAllowed(p, c, o) },
 		risky: func(p *Profile, c choices, o string) bool {
-			return denseOnly[o] && sparseLikely(p, c) || slowOnText[o] && bigText(p, c)
+			return denseOnly[o] && sparseLikely(p, c) || slowOnText[o] && bigText(p, c) ||
+				// No probabilities where the metric needs them, and too few
+				// rows of the rarest class to calibrate (before any split).
+				classifies(p, c) && p.NeedsProba() && !families[o].hasPredictProb && !calibratable(p, c)
 		}},
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
 		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput },
