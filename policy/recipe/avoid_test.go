@@ -158,3 +158,45 @@ func TestRiskyRulesInContext(t *testing.T) {
 		}
 	}
 }
+
+// Several targets go to a family that fits one (boosting, SVMs) only through
+// the per-target wrapper; unwrapped it failed ("y should be a 1d array").
+// The second model of an average is held to the same rule.
+func TestSingleTargetFamiliesWrapped(t *testing.T) {
+	p := mustProfile(t, filepath.Join("testdata", "tiny-meats"))
+	if p.TargetKind != MultiOutput {
+		t.Fatalf("tiny-meats is %s, want multi_output", p.TargetKind)
+	}
+	for fam, native := range map[string]bool{"hist_gb": false, "svm_rbf": false, "random_forest": true, "ridge": true} {
+		w := NewWalker(p, nil)
+		var opts []string
+		for d, ok := w.Next(); ok; d, ok = w.Next() {
+			v := d.Options[0]
+			switch d.Name {
+			case "model.family":
+				v = fam
+			case "model.multioutput":
+				opts = d.Options
+				v = "native"
+				if !native {
+					t.Errorf("%s: offered %v, want per_target alone (asked no question)", fam, d.Options)
+				}
+			case "ensemble":
+				v = "average"
+			case "ensemble.second":
+				if slices.Contains(d.Options, "hist_gb") && w.chosen["model.multioutput"] == "native" {
+					t.Errorf("%s native: second model may be hist_gb", fam)
+				}
+			}
+			if err := w.Choose(max(0, slices.Index(d.Options, v))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := w.Plan().Get("model.multioutput"); !native && got != "per_target" {
+			t.Errorf("%s: model.multioutput=%s, want per_target", fam, got)
+		}
+		if native && !slices.Contains(opts, "native") {
+			t.Errorf("%s: native not offered (%v)", fam, opts)
+		}
+	}
+}

@@ -208,8 +208,14 @@ var grammar = []spec{
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
 		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput },
 		// PLS is multi-output by construction; wrapped per target, its
-		// column-shaped predictions stack into a 3-d array.
-		allowed: func(_ *Profile, c choices, o string) bool { return o == "native" || c["model.family"] != "pls" }},
+		// column-shaped predictions stack into a 3-d array. Boosting and
+		// SVMs fit one target only: native is no option for them.
+		allowed: func(_ *Profile, c choices, o string) bool {
+			if o == "native" {
+				return !singleTarget[c["model.family"]]
+			}
+			return c["model.family"] != "pls"
+		}},
 	// Hyperparameters, asked only for the chosen family.
 	{name: "logistic.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("logistic.C")},
 	{name: "logistic.max_iter", part: PartHyper, options: []string{"100", "1000"}, applies: hyper("logistic.max_iter")},
@@ -252,7 +258,12 @@ var grammar = []spec{
 				(!p.NeedsProba() || !calibratable(p, c))
 		}},
 	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
-		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" }},
+		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "average" },
+		// The second model is wrapped as the first is: unwrapped, it must fit
+		// every target itself.
+		allowed: func(p *Profile, c choices, o string) bool {
+			return p.TargetKind != MultiOutput || c["model.multioutput"] != "native" || !singleTarget[o]
+		}},
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
 		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() },
 		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) },
@@ -328,6 +339,11 @@ func allNumericComplete(p *Profile) bool {
 	}
 	return true
 }
+
+// singleTarget are the families whose regressors fit one target at a time
+// (scikit-learn's boosting and SVMs): several targets need the per-target
+// wrapper.
+var singleTarget = map[string]bool{"hist_gb": true, "gradient_boosting": true, "svm_rbf": true, "linear_svm": true}
 
 // denseOnly are the families whose estimators refuse a sparse matrix.
 var denseOnly = map[string]bool{"hist_gb": true, "pls": true}

@@ -49,13 +49,16 @@ func TestMeasuredKeysValidate(t *testing.T) {
 // walked on p, "" when it should be: the profile found an id where it saw a
 // categorical column (fine-food-reviews' product, one value per row and none
 // shared with test), or the plan used only numeric columns of a table with
-// none (it failed with no features, and the option is masked now).
+// none (it failed with no features, and the option is masked now), or
+// several targets given unwrapped to a family that fits one (it failed).
 func retired(p *Profile, pl *Plan) string {
 	switch {
 	case pl.Get("features.categorical") != "" && !p.HasCategorical():
 		return "no categorical column of few levels in the profile now"
 	case pl.Get("features.columns") == "numeric_only" && !columnsAllowed(p, "numeric_only"):
 		return "numeric_only on a table without numeric columns is masked"
+	case pl.Get("model.multioutput") == "native" && singleTarget[pl.Get("model.family")]:
+		return "several targets natively to a one-target family failed, and is masked"
 	}
 	return ""
 }

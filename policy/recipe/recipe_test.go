@@ -175,7 +175,7 @@ func TestWalkerConditionalDecisions(t *testing.T) {
 			[]string{"features.missing", "features.scaling"}, []string{"features.text", "features.text_max"}, nil},
 		{"raw columns skip all preprocessing", churn, map[string]string{"features.columns": "raw"},
 			nil, []string{"features.missing", "features.categorical", "features.scaling"}, nil},
-		{"regression masks classifiers", meats, map[string]string{"model.family": "hist_gb", "ensemble": "average"},
+		{"regression masks classifiers", meats, map[string]string{"model.family": "random_forest", "ensemble": "average"},
 			[]string{"model.multioutput", "target.transform", "ensemble.second"}, []string{"calibration"},
 			map[string][]string{"model.family": {"ridge", "linear", "random_forest", "extra_trees", "hist_gb", "gradient_boosting", "xgboost", "knn", "linear_svm", "svm_rbf", "mlp", "kernel_ridge", "pls"}}},
 		{"a series table asks the series transform, kernel ridge its hyperparameters", meats,

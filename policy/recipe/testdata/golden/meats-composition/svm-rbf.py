@@ -1,14 +1,15 @@
-# plan: read.loader=default;read.rows=all;features.columns=typed;features.missing=median;features.series=savgol;features.scaling=standard;target.transform=none;model.family=svm_rbf;model.multioutput=native;svm.C=10;validation=none;ensemble=none
+# plan: read.loader=default;read.rows=all;features.columns=typed;features.missing=median;features.series=savgol;features.scaling=standard;target.transform=none;model.family=svm_rbf;model.multioutput=per_target;svm.C=10;validation=none;ensemble=none
 """Solution for task meats-composition (metric: mean_column_rmse, lower is better).
 
 Read the CSV files with pandas' default settings and train on all training rows. Use the
 numeric columns (imputing missing values with the median), add Savitzky-Golay first and
 second derivatives of the ordered series columns and standardise the features. Train a
-RBF-kernel SVM model (C 10). Skip validation and write submission.csv.
+RBF-kernel SVM model (C 10), one per target. Skip validation and write submission.csv.
 
 Plan key: read.loader=default; read.rows=all; features.columns=typed; features.missing=median;
 features.series=savgol; features.scaling=standard; target.transform=none;
-model.family=svm_rbf; model.multioutput=native; svm.C=10; validation=none; ensemble=none
+model.family=svm_rbf; model.multioutput=per_target; svm.C=10; validation=none;
+ensemble=none
 """
 import os
 import time
@@ -24,6 +25,7 @@ from scipy.signal import savgol_filter
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.metrics import mean_squared_error
+from sklearn.multioutput import MultiOutputRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
@@ -69,7 +71,7 @@ preprocess = ColumnTransformer([
 ])
 
 # The model: preprocessing followed by the estimator.
-estimator = SVR(C=10)
+estimator = MultiOutputRegressor(SVR(C=10))
 model = make_pipeline(preprocess, estimator)
 
 # Fit on every training row.
