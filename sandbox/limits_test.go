@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -313,5 +314,25 @@ func TestPeakMemory(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A run's peak memory is the program's, not the peak RSS the process that
+// started it once had (the kernel hands a vforked child its parent's peak;
+// bwrap is started so). Here this process first touches 300 MiB and frees it.
+func TestPeakMemoryExcludesStartersPast(t *testing.T) {
+	sb := tiers(t)[0]
+	if sb.Level() != LevelBwrap {
+		t.Skip("the bwrap tier is the one started directly from this process")
+	}
+	big := make([]byte, 300<<20)
+	for i := 0; i < len(big); i += 4096 {
+		big[i] = 1
+	}
+	big = nil
+	debug.FreeOSMemory()
+	res := mustRun(t, sb, Spec{Program: []byte("print('hi')"), Limits: Limits{Timeout: 30 * time.Second}})
+	if res.PeakMemoryBytes > 250<<20 {
+		t.Errorf("peak memory %d MiB for a trivial program after this process held 300 MiB", res.PeakMemoryBytes>>20)
 	}
 }
