@@ -1,0 +1,6 @@
+//go:build race
+
+package sandbox
+
+// raceEnabled: the race detector's shadow memory keeps freed heap resident.
+const raceEnabled = true
