@@ -58,6 +58,11 @@ func runHelper(ctx context.Context, python string, req, rep any) error {
 		return fmt.Errorf("encoding helper request: %w", err)
 	}
 	line = append(line, '\n')
+	if err := ctx.Err(); err != nil {
+		// context.AfterFunc runs in its own goroutine even for a context
+		// already done, so a fast helper could answer before it fires.
+		return fmt.Errorf("ast helper (%s): %w", python, err)
+	}
 	h, kept, err := helpers.get(python)
 	if err != nil {
 		return err
