@@ -29,6 +29,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	armsArg := fs.String("arms", "", "arms to run, comma-separated (default all: rl-duration-aware, rl-naive, no-learn, random)")
 	cacheDir := fs.String("cache", "", "folder keeping real executions for later comparisons and train --cache (default: memory only)")
 	slots := fs.Int("slots", runtime.NumCPU(), "programs really run at once when a run needs new ones")
+	runsDir := fs.String("runs", "", "folder to keep each run's episodes.jsonl and metrics.jsonl in (TASK/ARM-seedN)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
 	utility := fs.String("utility", rl.DefaultConfig().Utility, "RL arms: what advantages are computed from, rank or reward (the paper's)")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
@@ -86,7 +87,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, *slots), Store: store, Progress: stderr,
-		Utility: *utility, Buffer: *buffer,
+		Utility: *utility, Buffer: *buffer, RunsDir: *runsDir,
 	})
 	if err != nil {
 		return err

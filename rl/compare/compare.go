@@ -14,11 +14,16 @@
 package compare
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -58,6 +63,10 @@ type Config struct {
 	Buffer  int
 	// Progress receives one line per finished run; nil discards.
 	Progress io.Writer
+	// RunsDir, when set, keeps each run's episodes.jsonl and metrics.jsonl
+	// (as train writes them) in RunsDir/TASK/ARM-seedN, to see where an
+	// arm's best came from and how its policy moved.
+	RunsDir string
 }
 
 // Run is one arm on one task with one seed.
@@ -204,7 +213,28 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	r.Distinct = sum.Completed - sum.Reused
 	st := v.Stats()
 	r.Executed, r.FromStore = st.Executed, st.Stored
+	if cfg.RunsDir != "" {
+		dir := filepath.Join(cfg.RunsDir, p.Task.Name, fmt.Sprintf("%s-seed%d", arm, seed))
+		if err := errors.Join(writeJSONL(dir, "episodes.jsonl", mem.EpisodeRecs), writeJSONL(dir, "metrics.jsonl", mem.MetricLines)); err != nil {
+			return r, fmt.Errorf("keeping the run: %w", err)
+		}
+	}
 	return r, nil
+}
+
+// writeJSONL writes recs into dir/name, one JSON document per line.
+func writeJSONL[T any](dir, name string, recs []T) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644)
 }
 
 func (a *Arm) summarise() {

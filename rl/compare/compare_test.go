@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/rl/runfolder"
 	"github.com/mlerl/mlerl/sandbox"
 	"github.com/mlerl/mlerl/task"
 )
@@ -59,9 +61,22 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 			t.Errorf("%s: %+v", a.Arm, a)
 		}
 	}
+	cfg.RunsDir = t.TempDir()
 	again, err := Compare(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, a := range again.Arms {
+		eps, _, err := runfolder.ReadJSONL[rl.EpisodeRecord](filepath.Join(cfg.RunsDir, a.Task, a.Arm+"-seed1", "episodes.jsonl"))
+		done := 0
+		for _, e := range eps {
+			if !e.Cancelled {
+				done++
+			}
+		}
+		if err != nil || done != a.Runs[0].Episodes {
+			t.Errorf("%s: kept %d completed episodes (%v), want %d", a.Arm, done, err, a.Runs[0].Episodes)
+		}
 	}
 	if again.Executed != 0 {
 		t.Errorf("the same comparison on the same store ran %d programs again", again.Executed)
