@@ -29,6 +29,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	armsArg := fs.String("arms", "", "arms to run, comma-separated (default all: rl-duration-aware, rl-naive, no-learn, random)")
 	cacheDir := fs.String("cache", "", "folder keeping real executions for later comparisons and train --cache (default: memory only)")
 	slots := fs.Int("slots", runtime.NumCPU(), "programs really run at once when a run needs new ones")
+	parallel := fs.Int("parallel", 1, "runs going at once (a run on the virtual clock mostly waits for one real program; --slots still bounds real programs)")
 	runsDir := fs.String("runs", "", "folder to keep each run's episodes.jsonl and metrics.jsonl in (TASK/ARM-seedN)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
 	utility := fs.String("utility", rl.DefaultConfig().Utility, "RL arms: what advantages are computed from, rank or reward (the paper's)")
@@ -51,8 +52,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
 	case len(splitList(*taskArg)) == 0:
 		return usageErrorf("bench rl-vs-prompting: --task is required")
-	case *seeds < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *buffer < 1 || *budget <= 0:
-		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots, --buffer and --budget must be positive")
+	case *seeds < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *parallel < 1 || *buffer < 1 || *budget <= 0:
+		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
 	case *utility != rl.UtilityRank && *utility != rl.UtilityReward:
 		return usageErrorf("--utility %q: want rank or reward", *utility)
 	}
@@ -87,7 +88,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, *slots), Store: store, Progress: stderr,
-		Utility: *utility, Buffer: *buffer, RunsDir: *runsDir,
+		Utility: *utility, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 	})
 	if err != nil {
 		return err

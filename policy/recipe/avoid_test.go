@@ -115,6 +115,7 @@ func TestRiskyRulesInContext(t *testing.T) {
 	big.TrainRows = 5000
 	family := grammar[slices.IndexFunc(grammar, func(s spec) bool { return s.name == "model.family" })]
 	nb := grammar[slices.IndexFunc(grammar, func(s spec) bool { return s.name == "nb.variant" })]
+	second := grammar[slices.IndexFunc(grammar, func(s spec) bool { return s.name == "ensemble.second" })]
 	typedText := choices{"features.columns": "typed"}
 	for _, tc := range []struct {
 		name string
@@ -125,6 +126,11 @@ func TestRiskyRulesInContext(t *testing.T) {
 		{"svm_rbf on 5,000 documents", family.risky(&big, typedText, "svm_rbf"), true},
 		{"svm_rbf on a fifth of 5,000 documents", family.risky(&big, choices{"features.columns": "typed", "read.rows": "fifth"}, "svm_rbf"), false},
 		{"logistic on 5,000 documents", family.risky(&big, typedText, "logistic"), false},
+		{"xgboost on 5,000 documents", family.risky(&big, typedText, "xgboost"), true},
+		{"random forest on 300 documents", family.risky(reviews, typedText, "random_forest"), false},
+		{"kNN second on 5,000 documents", second.risky(&big, typedText, "knn"), true},
+		{"linear second on 5,000 documents", second.risky(&big, typedText, "linear"), false},
+		{"kNN second on 300 documents", second.risky(reviews, typedText, "knn"), false},
 		{"hist_gb on numbers only", family.risky(&big, choices{"features.columns": "numeric_only"}, "hist_gb"), false},
 		{"complement NB after standard scaling", nb.risky(reviews, choices{"features.scaling": "standard"}, "complement"), true},
 		{"complement NB unscaled", nb.risky(reviews, choices{"features.scaling": "none"}, "complement"), false},

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
@@ -61,6 +62,8 @@ type Config struct {
 	// (empty, 0: the learner's defaults), to measure what each changes.
 	Utility string
 	Buffer  int
+	// Parallel is how many runs go at once (default 1).
+	Parallel int
 	// Progress receives one line per finished run; nil discards.
 	Progress io.Writer
 	// RunsDir, when set, keeps each run's episodes.jsonl and metrics.jsonl
@@ -128,28 +131,72 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds}
 	def := rl.DefaultConfig()
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
+	// Every (task, arm, seed) run, Parallel at a time: a run on the virtual
+	// clock mostly waits for one real program at a time, so runs side by
+	// side keep the machine's cores busy. The store is shared; a program two
+	// runs write at once may run twice, and the store keeps one outcome.
+	type slot struct {
+		arm  *Arm
+		seed int
+		run  Run
+		err  error
+	}
+	var all []*slot
 	for _, p := range cfg.Tasks {
 		for _, arm := range arms {
-			a := Arm{Task: p.Task.Name, Arm: arm, LowerIsBetter: p.Task.LowerIsBetter()}
+			a := &Arm{Task: p.Task.Name, Arm: arm, LowerIsBetter: p.Task.LowerIsBetter()}
 			for s := 1; s <= cfg.Seeds; s++ {
-				r, err := runOne(ctx, cfg, p, arm, uint64(s))
-				if err != nil {
-					return res, fmt.Errorf("compare: %s on %s, seed %d: %w", arm, p.Task.Name, s, err)
-				}
-				res.Executed += r.Executed
-				a.Runs = append(a.Runs, r)
-				if cfg.Progress != nil {
-					best := "none"
-					if r.Best != nil {
-						best = fmt.Sprintf("%.4f", *r.Best)
-					}
-					fmt.Fprintf(cfg.Progress, "%s %s seed %d: best %s, %d episodes, %d distinct, %d failed; %d run now (%.0fs)\n",
-						p.Task.Name, arm, s, best, r.Episodes, r.Distinct, r.Failures, r.Executed, r.RealS)
-				}
+				all = append(all, &slot{arm: a, seed: s})
 			}
-			a.summarise()
-			res.Arms = append(res.Arms, a)
 		}
+	}
+	prepared := map[string]*episode.Prepared{}
+	for _, p := range cfg.Tasks {
+		prepared[p.Task.Name] = p
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	gate := make(chan struct{}, max(1, cfg.Parallel))
+	for _, sl := range all {
+		wg.Add(1)
+		gate <- struct{}{}
+		go func() {
+			defer func() { <-gate; wg.Done() }()
+			if ctx.Err() != nil {
+				sl.err = ctx.Err()
+				return
+			}
+			sl.run, sl.err = runOne(ctx, cfg, prepared[sl.arm.Task], sl.arm.Arm, uint64(sl.seed))
+			if sl.err != nil || cfg.Progress == nil {
+				return
+			}
+			r := sl.run
+			best := "none"
+			if r.Best != nil {
+				best = fmt.Sprintf("%.4f", *r.Best)
+			}
+			mu.Lock()
+			fmt.Fprintf(cfg.Progress, "%s %s seed %d: best %s, %d episodes, %d distinct, %d failed; %d run now (%.0fs)\n",
+				sl.arm.Task, sl.arm.Arm, sl.seed, best, r.Episodes, r.Distinct, r.Failures, r.Executed, r.RealS)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	for i, sl := range all {
+		if sl.err != nil {
+			errs = append(errs, fmt.Errorf("compare: %s on %s, seed %d: %w", sl.arm.Arm, sl.arm.Task, sl.seed, sl.err))
+		} else {
+			res.Executed += sl.run.Executed
+			sl.arm.Runs = append(sl.arm.Runs, sl.run)
+		}
+		if i+1 == len(all) || all[i+1].arm != sl.arm {
+			sl.arm.summarise()
+			res.Arms = append(res.Arms, *sl.arm)
+		}
+	}
+	if len(errs) > 0 {
+		return res, errors.Join(errs...)
 	}
 	return res, nil
 }

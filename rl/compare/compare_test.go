@@ -61,7 +61,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 			t.Errorf("%s: %+v", a.Arm, a)
 		}
 	}
-	cfg.RunsDir = t.TempDir()
+	cfg.RunsDir, cfg.Parallel = t.TempDir(), 3 // side by side, a run is still a function of its seed and the store
 	again, err := Compare(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
