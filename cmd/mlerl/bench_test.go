@@ -84,3 +84,21 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		}
 	}
 }
+
+// Counts that must be positive are refused with the flag's name, before any
+// task is loaded or program run.
+func TestCountFlagsMustBePositive(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--parallel", "0"}, "--parallel"},
+		{[]string{"serve", "--task", "telco-churn", "--out", t.TempDir(), "--keep-finished", "0"}, "--keep-finished"},
+		{[]string{"serve", "--task", "telco-churn", "--out", t.TempDir(), "--max-queued", "-1"}, "--max-queued"},
+	} {
+		var stdout, stderr strings.Builder
+		if code := run(context.Background(), tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q in:\n%s", tc.args, code, tc.want, stderr.String())
+		}
+	}
+}

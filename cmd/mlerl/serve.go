@@ -35,6 +35,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	workers := fs.Int("workers", runtime.NumCPU(), "local executor slots (0: only remote workers)")
 	wait := fs.Duration("wait", 30*time.Second, "how long POST /v1/episodes waits for the result when the request gives no wait_s")
 	maxTurns := fs.Int("max-turns", 3, "steps of a session when POST /v1/sessions gives no max_turns")
+	keep := fs.Int("keep-finished", 4096, "finished episodes kept in memory; older ones are answered from DIR/episodes.jsonl")
+	maxQueued := fs.Int("max-queued", 10000, "episodes waiting for a slot before new ones are refused (503 + Retry-After)")
 	var ef envFlags
 	ef.register(fs)
 	qf := queueFlags{ackWait: 30 * time.Second}
@@ -50,12 +52,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitStatus(stderr, usageErrorf("serve: --out DIR is required"))
 	case *workers < 0:
 		return exitStatus(stderr, usageErrorf("serve: --workers must not be negative"))
+	case *keep < 1 || *maxQueued < 1:
+		return exitStatus(stderr, usageErrorf("serve: --keep-finished and --max-queued must be positive"))
 	case *workers == 0 && qf.listen == "" && qf.natsURL == "":
 		return exitStatus(stderr, usageErrorf("serve: --workers 0 runs no local executors: give --nats-listen or --nats so workers can join"))
 	}
 	return exitStatus(stderr, serveRun(ctx, serveArgs{
 		tasks: splitList(*taskArg), dir: *out, listen: *listen, workers: *workers,
-		wait: *wait, maxTurns: *maxTurns, env: &ef, queue: &qf, stderr: stderr,
+		wait: *wait, maxTurns: *maxTurns, keep: *keep, maxQueued: *maxQueued, env: &ef, queue: &qf, stderr: stderr,
 	}))
 }
 
@@ -65,6 +69,8 @@ type serveArgs struct {
 	workers     int
 	wait        time.Duration
 	maxTurns    int
+	keep        int // serve.Config.KeepFinished
+	maxQueued   int // serve.Config.MaxQueued
 	env         *envFlags
 	queue       *queueFlags
 	stderr      io.Writer
@@ -105,7 +111,7 @@ func serveRun(ctx context.Context, a serveArgs) error {
 	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := serve.New(serve.Config{
 		Executor: q, Tasks: prepared, Reward: runner.Reward, Settings: runner.Max, Dir: a.dir, Token: token,
-		DefaultWait: a.wait, MaxTurns: a.maxTurns, Log: log,
+		DefaultWait: a.wait, MaxTurns: a.maxTurns, KeepFinished: a.keep, MaxQueued: a.maxQueued, Log: log,
 		Stats: func() (int, map[string]any) { st := q.Stats(); return st.Redelivered, map[string]any{"broker": st} },
 	})
 	if err != nil {
