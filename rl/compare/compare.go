@@ -251,7 +251,9 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		r.Best = &b
 	}
 	for _, e := range mem.EpisodeRecs {
-		if !e.Valid {
+		// Episodes still running at the end are recorded cancelled: no
+		// result, not a failure.
+		if !e.Valid && !e.Cancelled {
 			r.Failures++
 		}
 	}

@@ -68,14 +68,21 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	}
 	for _, a := range again.Arms {
 		eps, _, err := runfolder.ReadJSONL[rl.EpisodeRecord](filepath.Join(cfg.RunsDir, a.Task, a.Arm+"-seed1", "episodes.jsonl"))
-		done := 0
+		done, failed, cancelled := 0, 0, 0
 		for _, e := range eps {
-			if !e.Cancelled {
+			switch {
+			case e.Cancelled:
+				cancelled++
+			case !e.Valid:
+				failed++
+				done++
+			default:
 				done++
 			}
 		}
-		if err != nil || done != a.Runs[0].Episodes {
-			t.Errorf("%s: kept %d completed episodes (%v), want %d", a.Arm, done, err, a.Runs[0].Episodes)
+		if err != nil || done != a.Runs[0].Episodes || failed != a.Runs[0].Failures {
+			t.Errorf("%s: kept %d completed episodes, %d failed, %d cancelled (%v); want %d and %d", a.Arm, done, failed, cancelled, err,
+				a.Runs[0].Episodes, a.Runs[0].Failures)
 		}
 	}
 	if again.Executed != 0 {
