@@ -46,7 +46,11 @@ type Config struct {
 	// Utility is what advantages are computed from: UtilityRank (default) or
 	// UtilityReward. The rewards recorded and reported are the same either way.
 	Utility string
-	Seed    uint64
+	// ImproveCredit is what an improve episode is credited with:
+	// ImproveOverParent (default) its utility minus its parent's, what the
+	// edit added; ImproveAbsolute its utility as a scratch episode's.
+	ImproveCredit string
+	Seed          uint64
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
 	// jobs in flight are then drained.
 	MaxEpisodes int
@@ -67,7 +71,7 @@ func DefaultConfig() Config {
 	return Config{
 		RunID: "run", Batch: 128, Budget: 4 * time.Minute, DurationAware: true,
 		ImproveFraction: 0.5, BufferSize: 8, MaxStaleness: 16, NormalizeAdvantages: true,
-		BaselineAlpha: 0.1, CheckpointEvery: 1, Utility: UtilityRank,
+		BaselineAlpha: 0.1, CheckpointEvery: 1, Utility: UtilityRank, ImproveCredit: ImproveOverParent,
 	}
 }
 
@@ -83,6 +87,8 @@ func (c Config) check() error {
 		return fmt.Errorf("buffer size %d: must be at least 1", c.BufferSize)
 	case checkUtility(c.Utility) != nil:
 		return checkUtility(c.Utility)
+	case checkImproveCredit(c.ImproveCredit) != nil:
+		return checkImproveCredit(c.ImproveCredit)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
 		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
 	}
@@ -460,13 +466,24 @@ func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*jo
 }
 
 // utilities are the used jobs' utilities (Config.Utility), computed once so
-// the advantages and the critic see the same numbers.
+// the advantages and the critic see the same numbers. Under
+// ImproveOverParent an improve episode's is its own minus its parent's,
+// valued the same way now: the parent was drawn by the buffer, not by the
+// policy, so how good it was is noise to the decisions the walk made;
+// what the edit added is their doing. The critic then learns, per task,
+// the mean of those differences for the improve kind.
 func (l *learner) utilities(used []*job) []float64 {
 	u := make([]float64, len(used))
+	value := func(r episode.Result) float64 {
+		if l.cfg.Utility == UtilityReward {
+			return r.Reward
+		}
+		return l.ranks.Utility(r)
+	}
 	for i, j := range used {
-		u[i] = j.result.Reward
-		if l.cfg.Utility != UtilityReward {
-			u[i] = l.ranks.Utility(j.result)
+		u[i] = value(j.result)
+		if l.cfg.ImproveCredit != ImproveAbsolute && j.prompt.Kind == episode.Improve && j.prompt.Parent != nil {
+			u[i] -= value(j.prompt.Parent.Result)
 		}
 	}
 	return u

@@ -54,6 +54,23 @@ func (r Ranks) Utility(res episode.Result) float64 {
 	return (float64(below) + 0.5*float64(upTo-below)) / float64(len(list))
 }
 
+// What an improve episode is credited with (Config.ImproveCredit).
+const (
+	// ImproveOverParent credits an improve episode with its utility minus
+	// its parent's: what the edit added.
+	ImproveOverParent = "parent"
+	// ImproveAbsolute credits it with its utility, as a scratch episode.
+	ImproveAbsolute = "absolute"
+)
+
+func checkImproveCredit(c string) error {
+	switch c {
+	case "", ImproveOverParent, ImproveAbsolute:
+		return nil
+	}
+	return fmt.Errorf("improve credit %q: want %s or %s", c, ImproveOverParent, ImproveAbsolute)
+}
+
 func checkUtility(u string) error {
 	switch u {
 	case "", UtilityReward, UtilityRank:

@@ -60,3 +60,46 @@ func TestRankUtilityAdvantages(t *testing.T) {
 		t.Error("utility \"score\" accepted")
 	}
 }
+
+// An improve episode is credited with what it added to its parent: two
+// children of the same score get opposite credit when one's parent was
+// better and the other's worse, and a scratch episode keeps its own utility.
+func TestImproveCreditedOverParent(t *testing.T) {
+	res := func(r float64) episode.Result { return episode.Result{Task: "t", Valid: true, Reward: r} }
+	improve := func(parent, child float64) *job {
+		return &job{prompt: Prompt{Kind: episode.Improve, Parent: &Solution{Result: res(parent)}}, result: res(child)}
+	}
+	used := []*job{improve(0.8, 0.5), improve(0.2, 0.5), {prompt: Prompt{Kind: episode.Scratch}, result: res(0.5)},
+		improve(0.8, 0), // a failed edit: −1 below its parent's utility
+	}
+	used[3].result.Valid = false
+	for _, tc := range []struct {
+		utility, credit string
+		want            []float64
+	}{
+		// Ranks among {0.2, 0.5, 0.8}: 1/6, 1/2, 5/6.
+		{UtilityRank, ImproveOverParent, []float64{0.5 - 5.0/6, 0.5 - 1.0/6, 0.5, -1 - 5.0/6}},
+		{UtilityRank, ImproveAbsolute, []float64{0.5, 0.5, 0.5, -1}},
+		{UtilityReward, ImproveOverParent, []float64{-0.3, 0.3, 0.5, -0.8}},
+		{UtilityReward, "", []float64{-0.3, 0.3, 0.5, -0.8}}, // the default
+	} {
+		cfg := DefaultConfig()
+		cfg.Utility, cfg.ImproveCredit = tc.utility, tc.credit
+		l := &learner{cfg: cfg, ranks: Ranks{}}
+		for _, r := range []float64{0.2, 0.5, 0.8} {
+			l.ranks.Observe(res(r))
+		}
+		got := l.utilities(used)
+		for i := range got {
+			if !near(got[i], tc.want[i]) {
+				t.Errorf("%s/%q: utilities %v, want %v", tc.utility, tc.credit, got, tc.want)
+				break
+			}
+		}
+	}
+	bad := DefaultConfig()
+	bad.ImproveCredit = "best"
+	if err := bad.check(); err == nil {
+		t.Error("improve credit \"best\" accepted")
+	}
+}

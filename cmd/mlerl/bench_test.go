@@ -68,13 +68,17 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--utility", "score"},
 		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--utility", "score"},
 		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--buffer", "0"},
+		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--improve-credit", "best"},
+		{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--improve-credit", "best"},
 		{"bench", "duration-ablation", "--utility", "score"},
 		{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"},
 	} {
 		var stdout, stderr strings.Builder
 		code := run(context.Background(), args, &stdout, &stderr)
 		want := "rank"
-		if args[len(args)-2] == "--buffer" {
+		if args[len(args)-2] == "--improve-credit" {
+			want = "want parent or absolute"
+		} else if args[len(args)-2] == "--buffer" {
 			want = "--buffer"
 		} else if args[len(args)-2] == "--threads" {
 			want = "--threads 0"

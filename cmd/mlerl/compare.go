@@ -33,6 +33,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	runsDir := fs.String("runs", "", "folder to keep each run's episodes.jsonl and metrics.jsonl in (TASK/ARM-seedN)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
 	utility := fs.String("utility", rl.DefaultConfig().Utility, "RL arms: what advantages are computed from, rank or reward (the paper's)")
+	credit := fs.String("improve-credit", rl.DefaultConfig().ImproveCredit, "RL arms: what an improve episode is credited with, parent (its utility minus its parent's) or absolute")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	var ef envFlags
 	ef.register(fs)
@@ -56,6 +57,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
 	case *utility != rl.UtilityRank && *utility != rl.UtilityReward:
 		return usageErrorf("--utility %q: want rank or reward", *utility)
+	case *credit != rl.ImproveOverParent && *credit != rl.ImproveAbsolute:
+		return usageErrorf("--improve-credit %q: want parent or absolute", *credit)
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
@@ -88,7 +91,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, *slots), Store: store, Progress: stderr,
-		Utility: *utility, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
+		Utility: *utility, ImproveCredit: *credit, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 	})
 	if err != nil {
 		return err

@@ -37,12 +37,16 @@ type runConfig struct {
 	// Utility is what advantages are computed from (rl.Config.Utility). A
 	// run.json without it is from before ranks existed: it resumes with the
 	// reward, as it started.
-	Utility    string        `json:"utility,omitempty"`
-	Seed       uint64        `json:"seed"`
-	Instrument string        `json:"instrument"`
-	Timeout    time.Duration `json:"timeout_ns"`
-	Memory     int64         `json:"memory_bytes"`
-	Isolation  string        `json:"isolation"`
+	Utility string `json:"utility,omitempty"`
+	// ImproveCredit is rl.Config.ImproveCredit; a run.json without it is
+	// from before it existed and resumes crediting improve episodes as
+	// scratch ones, as it started.
+	ImproveCredit string        `json:"improve_credit,omitempty"`
+	Seed          uint64        `json:"seed"`
+	Instrument    string        `json:"instrument"`
+	Timeout       time.Duration `json:"timeout_ns"`
+	Memory        int64         `json:"memory_bytes"`
+	Isolation     string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -75,6 +79,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (the paper's 128 needs far more executors than a laptop)")
 	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	utility := fs.String("utility", rl.UtilityRank, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
+	improveCredit := fs.String("improve-credit", rl.ImproveOverParent, "what an improve episode is credited with: parent (its utility minus its parent's) or absolute (its own, as a scratch episode)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
@@ -115,7 +120,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
-			DurationAware: *durAware, Utility: *utility, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
+			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
 			Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
@@ -203,6 +208,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --batch must be at least 1")
 	case rc.Utility != "" && rc.Utility != rl.UtilityRank && rc.Utility != rl.UtilityReward:
 		return usageErrorf("train: --utility %q: want rank or reward", rc.Utility)
+	case rc.ImproveCredit != "" && rc.ImproveCredit != rl.ImproveOverParent && rc.ImproveCredit != rl.ImproveAbsolute:
+		return usageErrorf("train: --improve-credit %q: want parent or absolute", rc.ImproveCredit)
 	}
 	return nil
 }
@@ -244,6 +251,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg := rl.DefaultConfig()
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
+	cfg.ImproveCredit = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute)
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
