@@ -138,19 +138,28 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	res.Credit = cmp.Or(cfg.ImproveCredit, def.ImproveCredit)
 	// Every (task, arm, seed) run, Parallel at a time: a run on the virtual
 	// clock mostly waits for one real program at a time, so runs side by
-	// side keep the machine's cores busy. The store is shared; a program two
-	// runs write at once may run twice, and the store keeps one outcome.
+	// side keep the machine's cores busy. Runs go seed by seed, the arms of
+	// one seed next to each other, so with Parallel at least the number of
+	// arms the arms being compared run at the same time on the same machine
+	// load. The store is shared; a program two runs write at once may run
+	// twice, and the store keeps one outcome.
 	type slot struct {
 		arm  *Arm
 		seed int
 		run  Run
 		err  error
 	}
+	var armList []*Arm
 	var all []*slot
 	for _, p := range cfg.Tasks {
+		var these []*Arm
 		for _, arm := range arms {
 			a := &Arm{Task: p.Task.Name, Arm: arm, LowerIsBetter: p.Task.LowerIsBetter()}
-			for s := 1; s <= cfg.Seeds; s++ {
+			these = append(these, a)
+			armList = append(armList, a)
+		}
+		for s := 1; s <= cfg.Seeds; s++ {
+			for _, a := range these {
 				all = append(all, &slot{arm: a, seed: s})
 			}
 		}
@@ -188,17 +197,17 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	var errs []error
-	for i, sl := range all {
+	for _, sl := range all {
 		if sl.err != nil {
 			errs = append(errs, fmt.Errorf("compare: %s on %s, seed %d: %w", sl.arm.Arm, sl.arm.Task, sl.seed, sl.err))
-		} else {
-			res.Executed += sl.run.Executed
-			sl.arm.Runs = append(sl.arm.Runs, sl.run)
+			continue
 		}
-		if i+1 == len(all) || all[i+1].arm != sl.arm {
-			sl.arm.summarise()
-			res.Arms = append(res.Arms, *sl.arm)
-		}
+		res.Executed += sl.run.Executed
+		sl.arm.Runs = append(sl.arm.Runs, sl.run)
+	}
+	for _, a := range armList {
+		a.summarise()
+		res.Arms = append(res.Arms, *a)
 	}
 	if len(errs) > 0 {
 		return res, errors.Join(errs...)
