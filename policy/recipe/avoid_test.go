@@ -131,6 +131,8 @@ func TestRiskyRulesInContext(t *testing.T) {
 		{"kNN second on 5,000 documents", second.risky(&big, typedText, "knn"), true},
 		{"linear second on 5,000 documents", second.risky(&big, typedText, "linear"), false},
 		{"kNN second on 300 documents", second.risky(reviews, typedText, "knn"), false},
+		{"hist_gb second on n-grams", second.risky(reviews, typedText, "hist_gb"), true},
+		{"hist_gb second on numbers only", second.risky(reviews, choices{"features.columns": "numeric_only"}, "hist_gb"), false},
 		{"hist_gb on numbers only", family.risky(&big, choices{"features.columns": "numeric_only"}, "hist_gb"), false},
 		{"complement NB after standard scaling", nb.risky(reviews, choices{"features.scaling": "standard"}, "complement"), true},
 		{"complement NB unscaled", nb.risky(reviews, choices{"features.scaling": "none"}, "complement"), false},

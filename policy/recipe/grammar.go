@@ -264,8 +264,11 @@ var grammar = []spec{
 		allowed: func(p *Profile, c choices, o string) bool {
 			return p.TargetKind != MultiOutput || c["model.multioutput"] != "native" || !singleTarget[o]
 		},
-		// A second model is fitted on the same matrix as the first.
-		risky: func(p *Profile, c choices, o string) bool { return slowOnText[o] && bigText(p, c) }},
+		// A second model is fitted on the same matrix as the first, and fails
+		// or runs out of time where the first would.
+		risky: func(p *Profile, c choices, o string) bool {
+			return denseOnly[o] && sparseLikely(p, c) || slowOnText[o] && bigText(p, c)
+		}},
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
 		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() },
 		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) },
