@@ -77,15 +77,19 @@ type Config struct {
 
 // Run is one arm on one task with one seed.
 type Run struct {
-	Seed      uint64   `json:"seed"`
-	Best      *float64 `json:"best_score"`
-	Episodes  int      `json:"episodes"`
-	Distinct  int      `json:"distinct_programs"`
-	Failures  int      `json:"failures"`
-	Updates   int      `json:"updates"`
-	Executed  int      `json:"executed"` // really run by this run (not in the store before)
-	FromStore int      `json:"from_store"`
-	RealS     float64  `json:"real_s"` // wall-clock seconds the run took here
+	Seed     uint64   `json:"seed"`
+	Best     *float64 `json:"best_score"`
+	Episodes int      `json:"episodes"`
+	Distinct int      `json:"distinct_programs"`
+	Failures int      `json:"failures"`
+	Updates  int      `json:"updates"`
+	// LateScratch is the median score of the valid programs written from
+	// scratch in the last quarter of the budget: what the policy itself
+	// writes by then, apart from the search's luck (nil when none).
+	LateScratch *float64 `json:"late_scratch_median"`
+	Executed    int      `json:"executed"` // really run by this run (not in the store before)
+	FromStore   int      `json:"from_store"`
+	RealS       float64  `json:"real_s"` // wall-clock seconds the run took here
 }
 
 // Stat is a mean and its standard error over seeds.
@@ -105,6 +109,7 @@ type Arm struct {
 	Episodes      Stat   `json:"episodes"`
 	Distinct      Stat   `json:"distinct_programs"`
 	FailureRate   Stat   `json:"failure_rate"`
+	LateScratch   Stat   `json:"late_scratch_median"`
 }
 
 // Result is the whole comparison.
@@ -265,12 +270,20 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	if b, ok := sum.BestScores[p.Task.Name]; ok {
 		r.Best = &b
 	}
+	var late []float64
 	for _, e := range mem.EpisodeRecs {
 		// Episodes still running at the end are recorded cancelled: no
 		// result, not a failure.
 		if !e.Valid && !e.Cancelled {
 			r.Failures++
 		}
+		if e.Valid && e.Score != nil && e.Kind == episode.Scratch && e.DoneS >= 0.75*cfg.Budget.Seconds() {
+			late = append(late, *e.Score)
+		}
+	}
+	if len(late) > 0 {
+		m := median(late)
+		r.LateScratch = &m
 	}
 	// Virtual reuses every repeat of a program within the run, so each
 	// episode not reused is a distinct program.
@@ -301,9 +314,22 @@ func writeJSONL[T any](dir, name string, recs []T) error {
 	return os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644)
 }
 
+// median of xs (not empty); xs is sorted in place.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
 func (a *Arm) summarise() {
-	var best, eps, dist, fail []float64
+	var best, eps, dist, fail, late []float64
 	for _, r := range a.Runs {
+		if r.LateScratch != nil {
+			late = append(late, *r.LateScratch)
+		}
 		if r.Best != nil {
 			best = append(best, *r.Best)
 		}
@@ -313,7 +339,7 @@ func (a *Arm) summarise() {
 			fail = append(fail, float64(r.Failures)/float64(r.Episodes))
 		}
 	}
-	a.Best, a.Episodes, a.Distinct, a.FailureRate = stat(best), stat(eps), stat(dist), stat(fail)
+	a.Best, a.Episodes, a.Distinct, a.FailureRate, a.LateScratch = stat(best), stat(eps), stat(dist), stat(fail), stat(late)
 }
 
 func stat(xs []float64) Stat {
@@ -356,7 +382,7 @@ func (r *Result) Print(w io.Writer) {
 			dir = "lower is better"
 		}
 		fmt.Fprintf(w, "%s (%s)\n", t, dir)
-		fmt.Fprintf(w, "  %-18s %-20s %-14s %-14s %-12s %s\n", "arm", "best score", "episodes", "distinct", "failed", "vs no-learn")
+		fmt.Fprintf(w, "  %-18s %-20s %-14s %-14s %-12s %-20s %s\n", "arm", "best score", "episodes", "distinct", "failed", "late scratch median", "vs no-learn")
 		var base *Arm
 		for i := range arms {
 			if arms[i].Arm == NoLearn {

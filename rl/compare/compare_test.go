@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,11 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	for _, a := range again.Arms {
 		eps, _, err := runfolder.ReadJSONL[rl.EpisodeRecord](filepath.Join(cfg.RunsDir, a.Task, a.Arm+"-seed1", "episodes.jsonl"))
 		done, failed, cancelled := 0, 0, 0
+		var late []float64
 		for _, e := range eps {
+			if e.Valid && e.Kind == episode.Scratch && e.DoneS >= 0.75*cfg.Budget.Seconds() {
+				late = append(late, *e.Score)
+			}
 			switch {
 			case e.Cancelled:
 				cancelled++
@@ -83,6 +88,11 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 		if err != nil || done != a.Runs[0].Episodes || failed != a.Runs[0].Failures {
 			t.Errorf("%s: kept %d completed episodes, %d failed, %d cancelled (%v); want %d and %d", a.Arm, done, failed, cancelled, err,
 				a.Runs[0].Episodes, a.Runs[0].Failures)
+		}
+		sort.Float64s(late)
+		switch got := a.Runs[0].LateScratch; {
+		case len(late) == 0 && got != nil, len(late) > 0 && (got == nil || *got < late[0] || *got > late[len(late)-1]):
+			t.Errorf("%s: late scratch median %v from scores %v", a.Arm, got, late)
 		}
 	}
 	if again.Executed != 0 {
@@ -101,6 +111,17 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	for _, arm := range Arms() {
 		if !strings.Contains(out.String(), arm) {
 			t.Errorf("table lacks %s:\n%s", arm, out.String())
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(tc.xs); got != tc.want {
+			t.Errorf("median %v = %v, want %v", tc.xs, got, tc.want)
 		}
 	}
 }
