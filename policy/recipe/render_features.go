@@ -106,7 +106,17 @@ func (r *renderer) Preprocess(f featureColumns) []string {
 		r.use("sklearn.preprocessing", "StandardScaler")
 		num = append(num, "StandardScaler()")
 	}
-	parts := []string{fmt.Sprintf("(\"numeric\", %s, numeric_columns)", r.pipe(num))}
+	numeric := r.pipe(num)
+	if len(num) == 0 {
+		// Not "passthrough": scikit-learn 1.2 passes an empty selection
+		// through as an object-typed block, which fails a sparse output
+		// (text n-grams with no numeric column: "For a sparse output, all
+		// columns should be a numeric"); an identity transformer is skipped
+		// when it selects nothing, as any estimator is.
+		r.use("sklearn.preprocessing", "FunctionTransformer")
+		numeric = "FunctionTransformer()"
+	}
+	parts := []string{fmt.Sprintf("(\"numeric\", %s, numeric_columns)", numeric)}
 	if f.UseCategorical {
 		parts = append(parts, fmt.Sprintf("(\"categorical\", %s, categorical_columns)", r.pipe(r.categoricalSteps(f))))
 	}

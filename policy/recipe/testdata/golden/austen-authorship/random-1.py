@@ -29,7 +29,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import LabelEncoder
+from sklearn.preprocessing import FunctionTransformer, LabelEncoder
 
 ID_COLUMN = "passage_id"
 TARGET = "book"
@@ -62,7 +62,7 @@ print(f"features: {len(numeric_columns)} numeric, {len(text_columns)} text")
 
 # Preprocessing is part of the model, so it is fitted on training rows only.
 preprocess = ColumnTransformer([
-    ("numeric", "passthrough", numeric_columns),
+    ("numeric", FunctionTransformer(), numeric_columns),
     ("text_text", HashingVectorizer(n_features=2**15, alternate_sign=False), "text"),
 ])
 

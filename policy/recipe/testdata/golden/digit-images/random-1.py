@@ -62,7 +62,7 @@ print(f"features: {len(numeric_columns)} numeric, images")
 
 # Preprocessing is part of the model, so it is fitted on training rows only.
 preprocess = ColumnTransformer([
-    ("numeric", "passthrough", numeric_columns),
+    ("numeric", FunctionTransformer(), numeric_columns),
     ("image", FunctionTransformer(load_images), "image_path"),
 ])
 

@@ -28,7 +28,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import LabelEncoder
+from sklearn.preprocessing import FunctionTransformer, LabelEncoder
 
 ID_COLUMN = "id"
 TARGET = "lettr"
@@ -57,7 +57,7 @@ print(f"features: {len(numeric_columns)} numeric")
 
 # Preprocessing is part of the model, so it is fitted on training rows only.
 preprocess = ColumnTransformer([
-    ("numeric", "passthrough", numeric_columns),
+    ("numeric", FunctionTransformer(), numeric_columns),
 ])
 
 # The model: preprocessing followed by the estimator.

@@ -30,7 +30,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import mean_squared_error
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline, make_union
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.svm import LinearSVR
 
 ID_COLUMN = "event_id"
@@ -86,7 +86,7 @@ print(f"features: {len(numeric_columns)} numeric, {len(categorical_columns)} cat
 
 # Preprocessing is part of the model, so it is fitted on training rows only.
 preprocess = ColumnTransformer([
-    ("numeric", "passthrough", numeric_columns),
+    ("numeric", FunctionTransformer(), numeric_columns),
     ("categorical", OneHotEncoder(handle_unknown="ignore"), categorical_columns),
     ("text_joined_text", make_union(TfidfVectorizer(ngram_range=(1, 2), max_features=20000, sublinear_tf=True), TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), max_features=20000, sublinear_tf=True)), "joined_text"),
 ])
