@@ -47,8 +47,9 @@ type Config struct {
 	// UtilityReward. The rewards recorded and reported are the same either way.
 	Utility string
 	// ImproveCredit is what an improve episode is credited with:
-	// ImproveOverParent (default) its utility minus its parent's, what the
-	// edit added; ImproveAbsolute its utility as a scratch episode's.
+	// ImproveAbsolute (default) its utility, as a scratch episode's;
+	// ImproveOverParent its utility minus its parent's, what the edit added
+	// (measured slower and worse at 4 minutes: bench/RESULTS.md).
 	ImproveCredit string
 	Seed          uint64
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
@@ -71,7 +72,7 @@ func DefaultConfig() Config {
 	return Config{
 		RunID: "run", Batch: 128, Budget: 4 * time.Minute, DurationAware: true,
 		ImproveFraction: 0.5, BufferSize: 8, MaxStaleness: 16, NormalizeAdvantages: true,
-		BaselineAlpha: 0.1, CheckpointEvery: 1, Utility: UtilityRank, ImproveCredit: ImproveOverParent,
+		BaselineAlpha: 0.1, CheckpointEvery: 1, Utility: UtilityRank, ImproveCredit: ImproveAbsolute,
 	}
 }
 
@@ -482,7 +483,7 @@ func (l *learner) utilities(used []*job) []float64 {
 	}
 	for i, j := range used {
 		u[i] = value(j.result)
-		if l.cfg.ImproveCredit != ImproveAbsolute && j.prompt.Kind == episode.Improve && j.prompt.Parent != nil {
+		if l.cfg.ImproveCredit == ImproveOverParent && j.prompt.Kind == episode.Improve && j.prompt.Parent != nil {
 			u[i] -= value(j.prompt.Parent.Result)
 		}
 	}

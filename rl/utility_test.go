@@ -81,7 +81,7 @@ func TestImproveCreditedOverParent(t *testing.T) {
 		{UtilityRank, ImproveOverParent, []float64{0.5 - 5.0/6, 0.5 - 1.0/6, 0.5, -1 - 5.0/6}},
 		{UtilityRank, ImproveAbsolute, []float64{0.5, 0.5, 0.5, -1}},
 		{UtilityReward, ImproveOverParent, []float64{-0.3, 0.3, 0.5, -0.8}},
-		{UtilityReward, "", []float64{-0.3, 0.3, 0.5, -0.8}}, // the default
+		{UtilityReward, "", []float64{0.5, 0.5, 0.5, 0}}, // the default: absolute
 	} {
 		cfg := DefaultConfig()
 		cfg.Utility, cfg.ImproveCredit = tc.utility, tc.credit

@@ -33,7 +33,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	runsDir := fs.String("runs", "", "folder to keep each run's episodes.jsonl and metrics.jsonl in (TASK/ARM-seedN)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
 	utility := fs.String("utility", rl.DefaultConfig().Utility, "RL arms: what advantages are computed from, rank or reward (the paper's)")
-	credit := fs.String("improve-credit", rl.DefaultConfig().ImproveCredit, "RL arms: what an improve episode is credited with, parent (its utility minus its parent's) or absolute")
+	credit := fs.String("improve-credit", rl.DefaultConfig().ImproveCredit, "RL arms: what an improve episode is credited with, absolute (its own utility) or parent (its utility minus its parent's)")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	var ef envFlags
 	ef.register(fs)

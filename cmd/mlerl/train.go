@@ -39,8 +39,7 @@ type runConfig struct {
 	// reward, as it started.
 	Utility string `json:"utility,omitempty"`
 	// ImproveCredit is rl.Config.ImproveCredit; a run.json without it is
-	// from before it existed and resumes crediting improve episodes as
-	// scratch ones, as it started.
+	// from before it existed and resumes with absolute credit, as it started.
 	ImproveCredit string        `json:"improve_credit,omitempty"`
 	Seed          uint64        `json:"seed"`
 	Instrument    string        `json:"instrument"`
@@ -79,7 +78,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (the paper's 128 needs far more executors than a laptop)")
 	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	utility := fs.String("utility", rl.UtilityRank, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
-	improveCredit := fs.String("improve-credit", rl.ImproveOverParent, "what an improve episode is credited with: parent (its utility minus its parent's) or absolute (its own, as a scratch episode)")
+	improveCredit := fs.String("improve-credit", rl.ImproveAbsolute, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
