@@ -149,10 +149,11 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	// load. The store is shared; a program two runs write at once may run
 	// twice, and the store keeps one outcome.
 	type slot struct {
-		arm  *Arm
-		seed int
-		run  Run
-		err  error
+		arm     *Arm
+		seed    int
+		run     Run
+		err     error
+		skipped bool // not started: an earlier run failed, or ctx ended
 	}
 	var armList []*Arm
 	var all []*slot
@@ -175,18 +176,29 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	failed := false // after a failed run no new one starts: it would likely fail the same way
 	gate := make(chan struct{}, max(1, cfg.Parallel))
 	for _, sl := range all {
-		wg.Add(1)
 		gate <- struct{}{}
+		mu.Lock()
+		stop := failed
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			<-gate
+			sl.skipped = true
+			continue
+		}
+		wg.Add(1)
 		go func() {
 			defer func() { <-gate; wg.Done() }()
-			if ctx.Err() != nil {
-				sl.err = ctx.Err()
+			sl.run, sl.err = runOne(ctx, cfg, prepared[sl.arm.Task], sl.arm.Arm, uint64(sl.seed))
+			if sl.err != nil {
+				mu.Lock()
+				failed = true
+				mu.Unlock()
 				return
 			}
-			sl.run, sl.err = runOne(ctx, cfg, prepared[sl.arm.Task], sl.arm.Arm, uint64(sl.seed))
-			if sl.err != nil || cfg.Progress == nil {
+			if cfg.Progress == nil {
 				return
 			}
 			r := sl.run
@@ -203,7 +215,10 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	wg.Wait()
 	var errs []error
 	for _, sl := range all {
-		if sl.err != nil {
+		switch {
+		case sl.skipped:
+			continue
+		case sl.err != nil:
 			errs = append(errs, fmt.Errorf("compare: %s on %s, seed %d: %w", sl.arm.Arm, sl.arm.Task, sl.seed, sl.err))
 			continue
 		}
@@ -213,6 +228,9 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	for _, a := range armList {
 		a.summarise()
 		res.Arms = append(res.Arms, *a)
+	}
+	if len(errs) == 0 && ctx.Err() != nil {
+		errs = append(errs, fmt.Errorf("compare: %w", ctx.Err()))
 	}
 	if len(errs) > 0 {
 		return res, errors.Join(errs...)

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -123,5 +124,40 @@ func TestMedian(t *testing.T) {
 		if got := median(tc.xs); got != tc.want {
 			t.Errorf("median %v = %v, want %v", tc.xs, got, tc.want)
 		}
+	}
+}
+
+// A run that fails stops the comparison: the runs not yet started are not
+// started (they would fail the same way), and the error names the run.
+func TestCompareStopsAfterAFailedRun(t *testing.T) {
+	tk, err := task.Load(filepath.Join("..", "..", "policy", "recipe", "testdata", "tiny-churn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := episode.Prepare(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := episode.NewStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compare(context.Background(), Config{
+		Tasks: []*episode.Prepared{prep}, Seeds: 2, Budget: time.Minute, Workers: 2, Batch: 4, Parallel: 1,
+		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
+		Run: func(context.Context, episode.Job) (episode.Execution, error) {
+			return episode.Execution{}, errors.New("the executor is gone")
+		},
+		Store: store,
+	})
+	if err == nil || strings.Count(err.Error(), "the executor is gone") != 1 || !strings.Contains(err.Error(), "seed 1") {
+		t.Fatalf("error %v: want the first run's failure, once", err)
+	}
+	runs := 0
+	for _, a := range res.Arms {
+		runs += len(a.Runs)
+	}
+	if runs != 0 {
+		t.Errorf("%d runs recorded after every run failed", runs)
 	}
 }
