@@ -49,7 +49,8 @@ type Config struct {
 	// ImproveCredit is what an improve episode is credited with:
 	// ImproveAbsolute (default) its utility, as a scratch episode's;
 	// ImproveOverParent its utility minus its parent's, what the edit added
-	// (measured slower and worse at 4 minutes: bench/RESULTS.md).
+	// (on the one task measured, worse at 4 minutes and better at 12:
+	// bench/RESULTS.md).
 	ImproveCredit string
 	Seed          uint64
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
