@@ -308,8 +308,13 @@ func trainThroughRestart(t *testing.T, emptyStore bool) Stats {
 	if len(completed) != sum.Completed || len(cancelled) != sum.AbandonedAtStop {
 		t.Errorf("%d episodes completed and %d cancelled recorded; summary %d and %d", len(completed), len(cancelled), sum.Completed, sum.AbandonedAtStop)
 	}
-	if sum.Broker.Accepted != sum.Completed || sum.Broker.Stale != 0 || sum.Broker.Exhausted != 0 {
-		t.Errorf("broker %+v: want every completion accepted once, nothing stale or exhausted", sum.Broker)
+	// A result the broker accepted in the last instant, after the learner
+	// stopped reading, belongs to an episode recorded as abandoned: at most
+	// the abandoned ones may be accepted beyond the completed ones.
+	if sum.Broker.Accepted < sum.Completed || sum.Broker.Accepted > sum.Completed+sum.AbandonedAtStop ||
+		sum.Broker.Stale != 0 || sum.Broker.Exhausted != 0 {
+		t.Errorf("broker %+v: want every completion accepted once (besides at most the %d abandoned at the stop), nothing stale or exhausted",
+			sum.Broker, sum.AbandonedAtStop)
 	}
 	return sum.Broker
 }
