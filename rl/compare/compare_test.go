@@ -26,14 +26,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real programs for a minute or two")
 	}
-	tk, err := task.Load(filepath.Join("..", "..", "policy", "recipe", "testdata", "tiny-churn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep, err := episode.Prepare(tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk, prep := tinyChurn(t)
 	sb, err := sandbox.New(context.Background(), sandbox.Config{})
 	if err != nil {
 		t.Skipf("no sandbox here: %v", err)
@@ -130,14 +123,7 @@ func TestMedian(t *testing.T) {
 // A run that fails stops the comparison: the runs not yet started are not
 // started (they would fail the same way), and the error names the run.
 func TestCompareStopsAfterAFailedRun(t *testing.T) {
-	tk, err := task.Load(filepath.Join("..", "..", "policy", "recipe", "testdata", "tiny-churn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep, err := episode.Prepare(tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, prep := tinyChurn(t)
 	store, err := episode.NewStore("")
 	if err != nil {
 		t.Fatal(err)
@@ -160,4 +146,18 @@ func TestCompareStopsAfterAFailedRun(t *testing.T) {
 	if runs != 0 {
 		t.Errorf("%d runs recorded after every run failed", runs)
 	}
+}
+
+// tinyChurn is the recipe package's tiny-churn fixture, loaded and prepared.
+func tinyChurn(t *testing.T) (*task.Task, *episode.Prepared) {
+	t.Helper()
+	tk, err := task.Load(filepath.Join("..", "..", "policy", "recipe", "testdata", "tiny-churn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := episode.Prepare(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk, prep
 }
