@@ -22,7 +22,8 @@ type Checkpoint struct {
 	Elapsed       time.Duration             `json:"elapsed_ns"`
 	Counters      Counters                  `json:"counters"`
 	Baseline      *Baseline                 `json:"baseline"`
-	Ranks         Ranks                     `json:"ranks,omitempty"` // valid rewards per task (UtilityRank)
+	Ranks         Ranks                     `json:"ranks,omitempty"`     // valid rewards per task (UtilityRank)
+	Durations     Durations                 `json:"durations,omitempty"` // completions' Δt per task (TimeCharge)
 	Buffer        []StoredSolution          `json:"buffer"`
 	Best          map[string]StoredSolution `json:"best"`
 	InFlight      []StoredJob               `json:"in_flight"`

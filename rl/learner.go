@@ -52,7 +52,15 @@ type Config struct {
 	// (on the one task measured, worse at 4 minutes and better at 12:
 	// bench/RESULTS.md).
 	ImproveCredit string
-	Seed          uint64
+	// TimeCharge is λ: every episode's utility is lowered by
+	// λ·log2(Δt / the task's median Δt so far), the log clamped to ±3. Under
+	// a budget the best score by the deadline is what counts, and a program
+	// twice as slow is one fewer program tried; without a charge the
+	// duration-aware update credits a slow program exactly as a fast one of
+	// the same utility, so nothing teaches the policy to stay fast. 0 (the
+	// default) charges nothing.
+	TimeCharge float64
+	Seed       uint64
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
 	// jobs in flight are then drained.
 	MaxEpisodes int
@@ -91,6 +99,8 @@ func (c Config) check() error {
 		return checkUtility(c.Utility)
 	case checkImproveCredit(c.ImproveCredit) != nil:
 		return checkImproveCredit(c.ImproveCredit)
+	case c.TimeCharge < 0 || math.IsNaN(c.TimeCharge) || math.IsInf(c.TimeCharge, 0):
+		return fmt.Errorf("time charge %v: must be a finite number at least 0", c.TimeCharge)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
 		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
 	}
@@ -123,7 +133,8 @@ type learner struct {
 	elapsed   time.Duration // clock spent before this process (resumes)
 	n         Counters
 	baseline  *Baseline
-	ranks     Ranks // valid rewards per task, for UtilityRank
+	ranks     Ranks     // valid rewards per task, for UtilityRank
+	durations Durations // every completion's Δt per task, for TimeCharge
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -272,7 +283,8 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		cfg: cfg, env: env, pol: pol, sink: sink, log: log,
 		tasks: map[string]*task.Task{}, order: tasks,
 		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize), ranks: Ranks{},
-		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
+		durations: Durations{},
+		best:      map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
 	for _, t := range tasks {
@@ -401,6 +413,7 @@ func (l *learner) complete(res episode.Result) {
 	}
 	j.done, j.result, j.doneAt = true, res, l.now()
 	l.ranks.Observe(res)
+	l.durations.Observe(res)
 	l.isolation[res.Isolation]++
 	if res.Valid {
 		cur := l.best[res.Task]
@@ -473,14 +486,17 @@ func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*jo
 // valued the same way now: the parent was drawn by the buffer, not by the
 // policy, so how good it was is noise to the decisions the walk made;
 // what the edit added is their doing. The critic then learns, per task,
-// the mean of those differences for the improve kind.
+// the mean of those differences for the improve kind. A TimeCharge is part of
+// every value, the parent's included: an edit that made its parent slower
+// is charged for the difference.
 func (l *learner) utilities(used []*job) []float64 {
 	u := make([]float64, len(used))
 	value := func(r episode.Result) float64 {
+		v := l.ranks.Utility(r)
 		if l.cfg.Utility == UtilityReward {
-			return r.Reward
+			v = r.Reward
 		}
-		return l.ranks.Utility(r)
+		return v - l.cfg.TimeCharge*l.durations.LogRatio(r)
 	}
 	for i, j := range used {
 		u[i] = value(j.result)
@@ -720,7 +736,7 @@ func (l *learner) checkpoint() *Checkpoint {
 	ck := &Checkpoint{
 		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
 		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
-		Baseline: l.baseline, Ranks: l.ranks, Best: map[string]StoredSolution{}, RNG: rngState,
+		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Best: map[string]StoredSolution{}, RNG: rngState,
 		Isolation: map[string]int{},
 	}
 	for k, v := range l.isolation {
@@ -785,6 +801,9 @@ func (l *learner) restore(ck *Checkpoint) error {
 	}
 	for k, v := range ck.Ranks {
 		l.ranks[k] = v
+	}
+	for k, v := range ck.Durations {
+		l.durations[k] = v
 	}
 	for k, s := range ck.Best {
 		l.best[k] = s.solution()

@@ -295,6 +295,7 @@ func TestBadConfig(t *testing.T) {
 		func(c *Config) { c.ImproveFraction = 1.5 },
 		func(c *Config) { c.BufferSize = 0 },
 		func(c *Config) { c.RunID = "a b" },
+		func(c *Config) { c.TimeCharge = -1 },
 	} {
 		c := testConfig()
 		mut(&c)
@@ -329,5 +330,28 @@ func TestDrainFinishesInFlight(t *testing.T) {
 		if r.Cancelled || r.Advantage == nil {
 			t.Errorf("episode %s: cancelled %v, advantage %v", r.Episode, r.Cancelled, r.Advantage)
 		}
+	}
+}
+
+// A time charge reaches the update: with λ = 0.5 the fast plan (1 s against a
+// median of 2 s) gains 0.5 and the slow one (3 s) loses 0.5·log2(1.5) before
+// the baseline and the duration weights; the durations are checkpointed, so
+// a resume charges against the same median.
+func TestTimeChargeInUpdate(t *testing.T) {
+	cfg := testConfig()
+	cfg.Batch, cfg.MaxEpisodes, cfg.TimeCharge = 2, 2, 0.5
+	pol := &scripted{plans: []string{"fast", "slow"}}
+	sink := &Memory{}
+	if _, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, sink); err != nil {
+		t.Fatal(err)
+	}
+	uFast, uSlow := 1+0.5, 0-0.5*math.Log2(1.5)
+	v := (uFast + uSlow) / 2
+	want := []float64{(uFast - v) * 0.5, (uSlow - v) * 1.5}
+	if len(pol.updates) != 1 || !near(pol.updates[0][0].Advantage, want[0]) || !near(pol.updates[0][1].Advantage, want[1]) {
+		t.Fatalf("updates %+v, want advantages %v", pol.updates, want)
+	}
+	if got := sink.LastCK.Durations["t"]; !nearAll(got, []float64{1, 3}) {
+		t.Errorf("checkpointed durations %v, want [1 3]", got)
 	}
 }

@@ -2,6 +2,7 @@ package rl
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/mlerl/mlerl/episode"
@@ -52,6 +53,47 @@ func (r Ranks) Utility(res episode.Result) float64 {
 	below := sort.SearchFloat64s(list, res.Reward)
 	upTo := sort.Search(len(list), func(i int) bool { return list[i] > res.Reward })
 	return (float64(below) + 0.5*float64(upTo-below)) / float64(len(list))
+}
+
+// Durations holds every completed episode's duration per task, sorted, for
+// Config.TimeCharge.
+type Durations map[string][]float64
+
+// Observe adds a completed result's duration (failures too: a time-out cost
+// the run as much as any program of its length).
+func (d Durations) Observe(res episode.Result) {
+	if !(res.DurationS > 0) {
+		return
+	}
+	list := d[res.Task]
+	i := sort.SearchFloat64s(list, res.DurationS)
+	list = append(list, 0)
+	copy(list[i+1:], list[i:])
+	list[i] = res.DurationS
+	d[res.Task] = list
+}
+
+// maxLogRatio bounds LogRatio: a program 8 times slower (or faster) than the
+// median is charged (or credited) as one 8 times, so a few time-outs or
+// instant crashes cannot dominate a batch's utilities.
+const maxLogRatio = 3
+
+// LogRatio is log2(res's duration / the median duration of its task so far),
+// clamped to ±maxLogRatio; 0 while the task has no durations.
+func (d Durations) LogRatio(res episode.Result) float64 {
+	list := d[res.Task]
+	if len(list) == 0 || !(res.DurationS > 0) {
+		return 0
+	}
+	n := len(list)
+	med := list[n/2]
+	if n%2 == 0 {
+		med = (list[n/2-1] + list[n/2]) / 2
+	}
+	if !(med > 0) {
+		return 0
+	}
+	return max(-maxLogRatio, min(maxLogRatio, math.Log2(res.DurationS/med)))
 }
 
 // What an improve episode is credited with (Config.ImproveCredit).

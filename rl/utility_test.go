@@ -103,3 +103,68 @@ func TestImproveCreditedOverParent(t *testing.T) {
 		t.Error("improve credit \"best\" accepted")
 	}
 }
+
+// The time charge lowers a slow program's utility and raises a fast one's by
+// λ·log2(Δt / the task's median), clamped at 8 times either way, and under
+// credit over the parent an edit is charged for the time it added.
+func TestTimeCharge(t *testing.T) {
+	res := func(d float64) episode.Result {
+		return episode.Result{Task: "t", Valid: true, Reward: 0.5, DurationS: d}
+	}
+	d := Durations{}
+	for _, s := range []float64{16, 1, 8, 2, 4} {
+		d.Observe(res(s))
+	}
+	d.Observe(episode.Result{Task: "t"}) // no duration: not observed
+	for _, tc := range []struct{ dur, want float64 }{
+		{4, 0}, {8, 1}, {1, -2}, {1000, 3}, {0.001, -3}, {0, 0},
+	} {
+		if got := d.LogRatio(res(tc.dur)); !near(got, tc.want) {
+			t.Errorf("LogRatio(%v s) = %v, want %v", tc.dur, got, tc.want)
+		}
+	}
+	if got := d.LogRatio(episode.Result{Task: "other", DurationS: 3}); got != 0 {
+		t.Errorf("a task without durations: LogRatio %v, want 0", got)
+	}
+
+	improve := func(parentS, childS float64) *job {
+		return &job{prompt: Prompt{Kind: episode.Improve, Parent: &Solution{Result: res(parentS)}}, result: res(childS)}
+	}
+	used := []*job{{prompt: Prompt{Kind: episode.Scratch}, result: res(8)}, {prompt: Prompt{Kind: episode.Scratch}, result: res(1)},
+		improve(2, 8)}
+	for _, tc := range []struct {
+		credit string
+		charge float64
+		want   []float64
+	}{
+		{ImproveAbsolute, 0, []float64{0.5, 0.5, 0.5}},
+		{ImproveAbsolute, 0.1, []float64{0.5 - 0.1, 0.5 + 0.2, 0.5 - 0.1}},
+		{ImproveOverParent, 0.1, []float64{0.5 - 0.1, 0.5 + 0.2, -0.1 - 0.1}}, // parent 2 s: −1, child 8 s: +1
+	} {
+		cfg := DefaultConfig()
+		cfg.Utility, cfg.ImproveCredit, cfg.TimeCharge = UtilityReward, tc.credit, tc.charge
+		l := &learner{cfg: cfg, ranks: Ranks{}, durations: d}
+		if got := l.utilities(used); !nearAll(got, tc.want) {
+			t.Errorf("%s, charge %v: utilities %v, want %v", tc.credit, tc.charge, got, tc.want)
+		}
+	}
+	for _, bad := range []float64{-0.1, math.NaN(), math.Inf(1)} {
+		cfg := DefaultConfig()
+		cfg.TimeCharge = bad
+		if err := cfg.check(); err == nil {
+			t.Errorf("time charge %v accepted", bad)
+		}
+	}
+}
+
+func nearAll(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !near(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

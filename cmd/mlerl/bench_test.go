@@ -64,27 +64,24 @@ func TestBenchDurationAblation(t *testing.T) {
 
 // The utility flags name what they accept, before any task is loaded or program run.
 func TestUtilityFlagsRefuseUnknown(t *testing.T) {
-	for _, args := range [][]string{
-		{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--utility", "score"},
-		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--utility", "score"},
-		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--buffer", "0"},
-		{"bench", "rl-vs-prompting", "--task", "telco-churn", "--improve-credit", "best"},
-		{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--improve-credit", "best"},
-		{"bench", "duration-ablation", "--utility", "score"},
-		{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--utility", "score"}, "rank"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--utility", "score"}, "rank"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--buffer", "0"}, "--buffer"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--improve-credit", "best"}, "want parent or absolute"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--improve-credit", "best"}, "want parent or absolute"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--time-charge", "-0.1"}, "--time-charge -0.1"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--time-charge", "NaN"}, "--time-charge NaN"},
+		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
+		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {
 		var stdout, stderr strings.Builder
-		code := run(context.Background(), args, &stdout, &stderr)
-		want := "rank"
-		if args[len(args)-2] == "--improve-credit" {
-			want = "want parent or absolute"
-		} else if args[len(args)-2] == "--buffer" {
-			want = "--buffer"
-		} else if args[len(args)-2] == "--threads" {
-			want = "--threads 0"
-		}
-		if code != 2 || !strings.Contains(stderr.String(), want) {
-			t.Errorf("%v: exit %d, want 2 and %q in:\n%s", args, code, want, stderr.String())
+		code := run(context.Background(), tc.args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q in:\n%s", tc.args, code, tc.want, stderr.String())
 		}
 	}
 }

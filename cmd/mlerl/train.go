@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,12 +41,14 @@ type runConfig struct {
 	Utility string `json:"utility,omitempty"`
 	// ImproveCredit is rl.Config.ImproveCredit; a run.json without it is
 	// from before it existed and resumes with absolute credit, as it started.
-	ImproveCredit string        `json:"improve_credit,omitempty"`
-	Seed          uint64        `json:"seed"`
-	Instrument    string        `json:"instrument"`
-	Timeout       time.Duration `json:"timeout_ns"`
-	Memory        int64         `json:"memory_bytes"`
-	Isolation     string        `json:"isolation"`
+	ImproveCredit string `json:"improve_credit,omitempty"`
+	// TimeCharge is rl.Config.TimeCharge; absent is 0, as runs before it.
+	TimeCharge float64       `json:"time_charge,omitempty"`
+	Seed       uint64        `json:"seed"`
+	Instrument string        `json:"instrument"`
+	Timeout    time.Duration `json:"timeout_ns"`
+	Memory     int64         `json:"memory_bytes"`
+	Isolation  string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -79,6 +82,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	utility := fs.String("utility", rl.UtilityRank, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
 	improveCredit := fs.String("improve-credit", rl.ImproveAbsolute, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
+	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
@@ -119,7 +123,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
-			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
+			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
 			Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
@@ -209,6 +213,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --utility %q: want rank or reward", rc.Utility)
 	case rc.ImproveCredit != "" && rc.ImproveCredit != rl.ImproveOverParent && rc.ImproveCredit != rl.ImproveAbsolute:
 		return usageErrorf("train: --improve-credit %q: want parent or absolute", rc.ImproveCredit)
+	case !(rc.TimeCharge >= 0) || math.IsInf(rc.TimeCharge, 0):
+		return usageErrorf("train: --time-charge %v: must be a finite number at least 0", rc.TimeCharge)
 	}
 	return nil
 }
@@ -250,7 +256,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg := rl.DefaultConfig()
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
-	cfg.ImproveCredit = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute)
+	cfg.ImproveCredit, cfg.TimeCharge = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}

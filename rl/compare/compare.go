@@ -65,6 +65,8 @@ type Config struct {
 	// ImproveCredit sets the RL arms' rl.Config.ImproveCredit (empty: the
 	// learner's default).
 	ImproveCredit string
+	// TimeCharge is the RL arms' rl.Config.TimeCharge, as given (0: none).
+	TimeCharge float64
 	// Parallel is how many runs go at once (default 1).
 	Parallel int
 	// Progress receives one line per finished run; nil discards.
@@ -121,6 +123,7 @@ type Result struct {
 	Seeds    int           `json:"seeds"`
 	Utility  string        `json:"rl_utility"`
 	Credit   string        `json:"rl_improve_credit"`
+	Charge   float64       `json:"rl_time_charge"`
 	Buffer   int           `json:"rl_buffer"`
 	Arms     []Arm         `json:"arms"`
 	Executed int           `json:"executed"` // programs really run, over all runs
@@ -140,7 +143,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds}
 	def := rl.DefaultConfig()
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
-	res.Credit = cmp.Or(cfg.ImproveCredit, def.ImproveCredit)
+	res.Credit, res.Charge = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge
 	// Every (task, arm, seed) run, Parallel at a time: a run on the virtual
 	// clock mostly waits for one real program at a time, so runs side by
 	// side keep the machine's cores busy. Runs go seed by seed, the arms of
@@ -259,7 +262,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	case DurationAware, Naive:
 		rc.DurationAware = arm == DurationAware
 		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
-		rc.ImproveCredit = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit)
+		rc.ImproveCredit, rc.TimeCharge = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge
 		pol, err = recipe.NewPolicy(tasks, seed)
 	case NoLearn:
 		rc.BufferSize = 1 // improve prompts improve the best so far, as train --no-learn does
@@ -382,8 +385,8 @@ func stat(xs []float64) Stat {
 // Print writes the table: per task, each arm's mean ± standard error, and
 // each RL arm's gap to no-learn in standard errors of the difference.
 func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, improve credit %s, buffer %d; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Credit, r.Buffer, r.Executed)
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, buffer %d; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Credit, r.Charge, r.Buffer, r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {
