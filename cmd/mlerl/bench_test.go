@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,32 @@ func TestCountFlagsMustBePositive(t *testing.T) {
 		var stdout, stderr strings.Builder
 		if code := run(context.Background(), tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, want 2 and %q in:\n%s", tc.args, code, tc.want, stderr.String())
+		}
+	}
+}
+
+// --init-policy names a run folder with a checkpoint; anything else is
+// refused before a run folder is made or any arm runs.
+func TestInitPolicyRefused(t *testing.T) {
+	empty := t.TempDir()
+	out := t.TempDir() + "/run"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"train", "--task", "telco-churn", "--out", out, "--budget", "10s", "--init-policy", empty}, 2, "no checkpoint"},
+		{[]string{"train", "--task", "telco-churn", "--out", out, "--policy", "llm", "--llm-url", "http://127.0.0.1:1/v1",
+			"--llm-model", "m", "--init-policy", empty}, 2, "needs --policy recipe"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--seeds", "1", "--budget", "10s", "--init-policy", empty}, 1, "initial policy"},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), tc.args, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q in:\n%s", tc.args, code, tc.code, tc.want, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: made the run folder", tc.args)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mlerl/mlerl/policy/llm"
 	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/rl/runfolder"
 	"github.com/mlerl/mlerl/task"
 )
 
@@ -22,6 +23,7 @@ type policyFlags struct {
 	timeout     time.Duration
 	maxTokens   int
 	noLearn     bool
+	initPolicy  string
 }
 
 func (f *policyFlags) register(fs *flag.FlagSet) {
@@ -30,19 +32,26 @@ func (f *policyFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.concurrency, "llm-concurrency", 4, "most requests to the policy's server at once")
 	fs.DurationVar(&f.timeout, "llm-timeout", 10*time.Minute, "limit on one request to the policy's server (retried on expiry)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 1024, "response limit of the policy model in tokens (the paper: 1024)")
+	fs.StringVar(&f.initPolicy, "init-policy", "", "start the built-in policy from what the run in this folder learnt (its last checkpoint), e.g. a run on the suite; this run's tasks may differ")
 	fs.BoolVar(&f.noLearn, "no-learn", false, "prompting baseline: the same loop, tasks and rewards with no policy updates; improve prompts always improve the best solution so far")
 }
 
 func (f *policyFlags) apply(rc *runConfig) {
 	rc.LLMURL, rc.LLMModel, rc.LLMConcurrency, rc.LLMTimeout, rc.MaxTokens, rc.NoLearn =
 		f.url, f.model, f.concurrency, f.timeout, f.maxTokens, f.noLearn
+	rc.InitPolicy = f.initPolicy
+	if abs, err := filepath.Abs(f.initPolicy); err == nil && f.initPolicy != "" {
+		rc.InitPolicy = abs // run.json must name it from anywhere
+	}
 }
 
 // rolloutsFile is written by the llm policy into the run folder (CONTRACT.md §3).
 const rolloutsFile = "rollouts.jsonl"
 
 // newPolicy makes the policy a run's config names; dir is the run folder.
-func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task) (rl.Policy, error) {
+// A fresh run (not a resume, whose checkpoint has the policy) starts from
+// --init-policy's when given.
+func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task, fresh bool) (rl.Policy, error) {
 	switch rc.Policy {
 	case "recipe":
 		if rc.LLMURL != "" || rc.LLMModel != "" {
@@ -52,12 +61,19 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		if err != nil {
 			return nil, errUsage{err}
 		}
+		if rc.InitPolicy != "" && fresh {
+			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
+				return nil, usageErrorf("train: --init-policy: %v", err)
+			}
+		}
 		if rc.NoLearn {
 			return rl.Frozen(pol), nil
 		}
 		return pol, nil
 	case "llm":
 		switch {
+		case rc.InitPolicy != "":
+			return nil, usageErrorf("train: --init-policy needs --policy recipe (a language model's weights are its server's)")
 		case rc.LLMURL == "" || rc.LLMModel == "":
 			return nil, usageErrorf("train: --policy llm needs --llm-url and --llm-model")
 		case rc.LLMConcurrency < 1:

@@ -60,6 +60,9 @@ type runConfig struct {
 	MaxTokens         int           `json:"max_tokens,omitempty"`
 	// NoLearn is the prompting baseline: the same loop without policy updates.
 	NoLearn bool `json:"no_learn,omitempty"`
+	// InitPolicy is the run folder whose learnt policy a fresh run started
+	// from (absolute; --init-policy).
+	InitPolicy string `json:"init_policy,omitempty"`
 	// Cache is a folder of executions shared across runs (episode.Cache);
 	// within a run identical programs never run twice whether it is set or not.
 	Cache string `json:"cache,omitempty"`
@@ -248,7 +251,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 		return err
 	}
 	runner.Max.Threads = episode.ThreadsPerProgram(runtime.NumCPU(), rc.Workers)
-	pol, err := newPolicy(ctx, rc, dir, tasks)
+	pol, err := newPolicy(ctx, rc, dir, tasks, !tr.resuming)
 	if err != nil {
 		return err
 	}
@@ -280,6 +283,9 @@ func (tr *trainRun) run(ctx context.Context) error {
 	fmt.Fprintf(stderr, "mlerl: training %s policy on %s for %v: %d executor slots, batch %d, duration-aware %v, isolation %s, program time limit %v, run folder %s\n",
 		rc.Policy, strings.Join(names(tasks), ","), rc.Budget, rc.Workers, rc.Batch, rc.DurationAware, runner.Sandbox.Level(), rc.Timeout, dir)
 
+	if rc.InitPolicy != "" && !tr.resuming {
+		fmt.Fprintf(stderr, "mlerl: the policy starts from the run in %s (%d updates)\n", rc.InitPolicy, pol.Version())
+	}
 	line := progress.New(stderr, rc.Budget, env.Busy, tasks[0])
 	stopTicker := line.Tick(ctx, 15*time.Second)
 	sum, err := rl.Run(ctx, cfg, line.Env(env), pol, tasks, line.Sink(rankSink{folder, boards}))

@@ -31,6 +31,7 @@ import (
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/rl/runfolder"
 	"github.com/mlerl/mlerl/task"
 )
 
@@ -67,6 +68,10 @@ type Config struct {
 	ImproveCredit string
 	// TimeCharge is the RL arms' rl.Config.TimeCharge, as given (0: none).
 	TimeCharge float64
+	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
+	// start from (train --init-policy): RL trained elsewhere, e.g. on the
+	// suite, against prompting the untrained prior on these tasks.
+	InitPolicy string
 	// Parallel is how many runs go at once (default 1).
 	Parallel int
 	// Progress receives one line per finished run; nil discards.
@@ -124,6 +129,7 @@ type Result struct {
 	Utility  string        `json:"rl_utility"`
 	Credit   string        `json:"rl_improve_credit"`
 	Charge   float64       `json:"rl_time_charge"`
+	Init     string        `json:"rl_init_policy,omitempty"`
 	Buffer   int           `json:"rl_buffer"`
 	Arms     []Arm         `json:"arms"`
 	Executed int           `json:"executed"` // programs really run, over all runs
@@ -144,6 +150,16 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	def := rl.DefaultConfig()
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge
+	res.Init = cfg.InitPolicy
+	if cfg.InitPolicy != "" { // a folder that does not load fails now, not after the first arms ran
+		probe, err := recipe.NewPolicy([]*task.Task{cfg.Tasks[0].Task}, 1)
+		if err == nil {
+			err = runfolder.LoadPolicy(cfg.InitPolicy, probe)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("compare: initial policy: %w", err)
+		}
+	}
 	// Every (task, arm, seed) run, Parallel at a time: a run on the virtual
 	// clock mostly waits for one real program at a time, so runs side by
 	// side keep the machine's cores busy. Runs go seed by seed, the arms of
@@ -263,7 +279,11 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		rc.DurationAware = arm == DurationAware
 		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
 		rc.ImproveCredit, rc.TimeCharge = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge
-		pol, err = recipe.NewPolicy(tasks, seed)
+		var rp *recipe.Policy
+		if rp, err = recipe.NewPolicy(tasks, seed); err == nil && cfg.InitPolicy != "" {
+			err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
+		}
+		pol = rp
 	case NoLearn:
 		rc.BufferSize = 1 // improve prompts improve the best so far, as train --no-learn does
 		var rp *recipe.Policy
@@ -382,11 +402,19 @@ func stat(xs []float64) Stat {
 	return s
 }
 
+// initNote names the run the RL arms started from, if any.
+func initNote(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return ", starting from the policy of " + dir
+}
+
 // Print writes the table: per task, each arm's mean ± standard error, and
 // each RL arm's gap to no-learn in standard errors of the difference.
 func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, buffer %d; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Credit, r.Charge, r.Buffer, r.Executed)
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, buffer %d%s; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Credit, r.Charge, r.Buffer, initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

@@ -130,3 +130,35 @@ func write(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// LoadPolicy takes a finished run's learnt policy (train --init-policy) and
+// leaves its folder as it was; a damaged last checkpoint falls back to the
+// one before it, and a folder with neither is a clear error.
+func TestLoadPolicy(t *testing.T) {
+	dir := t.TempDir()
+	updates := runSome(t, dir)
+	before, err := os.ReadFile(filepath.Join(dir, EpisodesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, _ := setup(t)
+	pol := newPolicy(t, tb)
+	if err := LoadPolicy(dir, pol); err != nil {
+		t.Fatal(err)
+	}
+	if pol.Version() != updates {
+		t.Errorf("loaded policy at version %d, want the run's last update %d", pol.Version(), updates)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, EpisodesFile)); string(after) != string(before) {
+		t.Error("LoadPolicy changed the run's episodes.jsonl")
+	}
+
+	write(t, filepath.Join(dir, CheckDir, stateFile), "{\"broken")
+	pol = newPolicy(t, tb)
+	if err := LoadPolicy(dir, pol); err != nil || pol.Version() >= updates || pol.Version() == 0 {
+		t.Errorf("damaged last checkpoint: err %v, version %d (want the one before %d)", err, pol.Version(), updates)
+	}
+	if err := LoadPolicy(t.TempDir(), newPolicy(t, tb)); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
+		t.Errorf("a folder without a run: %v", err)
+	}
+}

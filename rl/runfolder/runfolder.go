@@ -132,6 +132,21 @@ func Resume(dir string, pol rl.Policy, opts Options) (*Folder, *rl.Checkpoint, e
 	return f, st.Checkpoint, nil
 }
 
+// LoadPolicy loads the policy of dir's last checkpoint (the one before it if
+// the last is damaged) into pol, and touches nothing else in the folder: a
+// new run can start from what another run learnt (train --init-policy).
+func LoadPolicy(dir string, pol rl.Policy) error {
+	if _, err := loadState(dir, stateFile, pol); err != nil {
+		if _, perr := loadState(dir, prevStateFile, pol); perr != nil {
+			if errors.Is(err, os.ErrNotExist) && errors.Is(perr, os.ErrNotExist) {
+				return fmt.Errorf("policy of run %s: no checkpoint (%s)", dir, filepath.Join(CheckDir, stateFile))
+			}
+			return fmt.Errorf("policy of run %s: %v; the checkpoint before it: %v", dir, err, perr)
+		}
+	}
+	return nil
+}
+
 // loadState reads checkpoint file name and loads the policy it names into
 // pol; any damage is an error naming the file, never a panic.
 func loadState(dir, name string, pol rl.Policy) (st state, err error) {
