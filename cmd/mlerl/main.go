@@ -38,6 +38,7 @@ commands:
                                (API key from $MLERL_API_KEY); writes DIR/rollouts.jsonl for an external trainer
   train ... --ui ADDR          also serve the live web view of this run at ADDR (e.g. 127.0.0.1:8080)
   train ... --no-learn         prompting baseline: same loop and rewards, no updates, improve the best so far
+  train ... --init-policy RUN  start the built-in policy from what the run in folder RUN learnt (other tasks allowed)
   serve --task T[,T] --out DIR [--listen 127.0.0.1:8765] [--workers N] [--nats URL | --nats-listen ADDR]
                                the environment for external LM trainers over HTTP (docs/serve.md); a non-loopback
                                --listen requires a token: $MLERL_SERVE_TOKEN, or one made in DIR/serve-token
