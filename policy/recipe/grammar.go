@@ -153,6 +153,9 @@ func classifies(p *Profile, c choices) bool {
 	return p.IsClassification() && c["target.ordinal"] != "regression"
 }
 
+// withoutProba says the chosen model family has no predict_proba as rendered.
+func withoutProba(c choices) bool { return !families[c["model.family"]].hasPredictProb }
+
 func typed(c choices) bool          { return c["features.columns"] == "typed" }
 func notRaw(c choices) bool         { return c["features.columns"] != "raw" }
 func always(*Profile, choices) bool { return true }
@@ -254,7 +257,7 @@ var grammar = []spec{
 		// them, only calibration (asked next, for probability metrics)
 		// would give it some.
 		risky: func(p *Profile, c choices, o string) bool {
-			return o != "none" && classifies(p, c) && !families[c["model.family"]].hasPredictProb &&
+			return o != "none" && classifies(p, c) && withoutProba(c) &&
 				(!p.NeedsProba() || !calibratable(p, c))
 		}},
 	{name: "ensemble.second", part: PartEnsembling, options: []string{"linear", "random_forest", "hist_gb", "xgboost", "knn"},
@@ -273,7 +276,7 @@ var grammar = []spec{
 		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() },
 		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) },
 		risky: func(_ *Profile, c choices, o string) bool {
-			return o == "none" && !families[c["model.family"]].hasPredictProb
+			return o == "none" && withoutProba(c)
 		}},
 	// Added after the first release, so appended here (IDs stay stable) but
 	// asked just before the model family, which it masks: see askOrder.
