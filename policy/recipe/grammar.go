@@ -39,7 +39,9 @@ type Decision struct {
 	// deliberate failure mode of the grammar (a loader that does not fit
 	// the file, strings given to a model, ...) on this task. They stay
 	// allowed, so a policy can still learn they fail; the built-in policy's
-	// prior gives them little mass.
+	// prior gives them little mass. When the profile knows the time limit,
+	// it also lists the options the cost model predicts would make the
+	// program overrun it (costAvoid, cost.go).
 	Avoid []int `json:"avoid,omitempty"`
 }
 
@@ -512,6 +514,8 @@ type Walker struct {
 	steps   []Step
 	pending *Decision
 	done    bool
+	prefs   preferences // Default's, for the cost model's completions; made when first needed
+	noCost  bool        // a completion's walker: no cost avoidance (it would recurse)
 }
 
 // NewWalker starts a plan for p. With a parent plan the walk is an "improve"
@@ -579,6 +583,14 @@ func (w *Walker) Next() (Decision, bool) {
 					d.Avoid = append(d.Avoid, i)
 				}
 			}
+		}
+		if !w.noCost && w.p.TimeLimit > 0 {
+			for _, i := range w.costAvoid(d, d.Avoid) {
+				if !slices.Contains(d.Avoid, i) {
+					d.Avoid = append(d.Avoid, i)
+				}
+			}
+			slices.Sort(d.Avoid)
 		}
 		w.pending = &d
 		return d, true

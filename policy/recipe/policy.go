@@ -28,7 +28,8 @@ const Temperature = 0.7
 const HintLogit = 1.5
 
 // AvoidLogit is taken from every option the profile says will fail
-// (Decision.Avoid). At T = 0.7 it makes such an option about 300 times less
+// (Decision.Avoid), or, once the policy knows the time limit
+// (SetTimeLimit), would run too long. At T = 0.7 it makes such an option about 300 times less
 // likely than it would be, so a fresh policy seldom writes a program that
 // cannot run on this task, while the option stays learnable.
 const AvoidLogit = 4.0

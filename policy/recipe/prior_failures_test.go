@@ -75,6 +75,7 @@ func samplePrior(t *testing.T, tk *task.Task, n int, seed uint64, limit time.Dur
 	if err != nil {
 		t.Fatal(err)
 	}
+	pol.SetTimeLimit(limit) // as train and bench tell it their --timeout
 	prof, err := NewProfile(tk)
 	if err != nil {
 		t.Fatal(err)

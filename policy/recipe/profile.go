@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/task"
@@ -110,6 +111,12 @@ type Profile struct {
 	// CompleteFrac is the share of sampled train rows with no missing cell:
 	// what features.missing=drop_rows keeps.
 	CompleteFrac float64 `json:"complete_frac"`
+
+	// TimeLimit is the wall-clock limit the task's programs run under (the
+	// job's timeout), when the policy was told it (Policy.SetTimeLimit): the
+	// cost model's avoidance uses it (cost.go). 0: unknown, nothing avoided
+	// for time.
+	TimeLimit time.Duration `json:"time_limit_ns,omitempty"`
 }
 
 // pandasNA are the strings pandas 1.5's read_csv turns into NaN by default; the
