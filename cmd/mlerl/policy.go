@@ -61,6 +61,7 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		if err != nil {
 			return nil, errUsage{err}
 		}
+		pol.SetTimeLimit(rc.Timeout) // the prior avoids plans predicted to overrun it
 		if rc.InitPolicy != "" && fresh {
 			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
 				return nil, usageErrorf("train: --init-policy: %v", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/task"
 )
 
 // syntheticText is a made-up text classification profile: rows training
@@ -219,4 +220,58 @@ func splitKeyPairs(key string) [][2]string {
 		}
 	}
 	return out
+}
+
+// TestCostPriorOnSuite logs, per suite task, the predicted one-thread
+// seconds of a fresh policy's plans (median and 90th percentile of 200)
+// without a limit and under 60 s: what the avoidance does to the prior's
+// typical duration (docs/learning.md, "The prior"). It fails only when the
+// limit makes the prior slower somewhere.
+func TestCostPriorOnSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds per suite task")
+	}
+	dirs := suiteTasks()
+	if len(dirs) == 0 {
+		t.Skip("no suite/tasks in this checkout")
+	}
+	t.Log("| task | Default's plan | median, no limit | median, 60 s | 90th percentile, no limit | 60 s |")
+	for _, dir := range dirs {
+		tk, err := task.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof := mustProfile(t, dir)
+		if prof.HasImages() {
+			t.Logf("| %s | images: not priced | | | | |", prof.Name)
+			continue
+		}
+		stats := func(limit time.Duration) (median, p90 float64) {
+			pol, err := NewPolicy([]*task.Task{tk}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol.SetTimeLimit(limit)
+			prompts := make([]rl.Prompt, 200)
+			for i := range prompts {
+				prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
+			}
+			acts, err := pol.Sample(context.Background(), prompts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var secs []float64
+			for _, a := range acts {
+				secs = append(secs, predictSeconds(prof, keyChoices(a.Key)))
+			}
+			slices.Sort(secs)
+			return secs[len(secs)/2], secs[len(secs)*9/10]
+		}
+		m0, q0 := stats(0)
+		m1, q1 := stats(time.Minute)
+		t.Logf("| %s | %.0f | %.0f | %.0f | %.0f | %.0f |", prof.Name, PredictSeconds(prof, Default(prof)), m0, m1, q0, q1)
+		if m1 > m0*1.05 || q1 > q0*1.05 {
+			t.Errorf("%s: the limit made the prior slower", prof.Name)
+		}
+	}
 }

@@ -280,14 +280,19 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
 		rc.ImproveCredit, rc.TimeCharge = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge
 		var rp *recipe.Policy
-		if rp, err = recipe.NewPolicy(tasks, seed); err == nil && cfg.InitPolicy != "" {
-			err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
+		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
+			rp.SetTimeLimit(cfg.Settings.Timeout)
+			if cfg.InitPolicy != "" {
+				err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
+			}
 		}
 		pol = rp
 	case NoLearn:
 		rc.BufferSize = 1 // improve prompts improve the best so far, as train --no-learn does
 		var rp *recipe.Policy
-		rp, err = recipe.NewPolicy(tasks, seed)
+		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
+			rp.SetTimeLimit(cfg.Settings.Timeout)
+		}
 		pol = rl.Frozen(rp)
 	case Random:
 		pol, err = recipe.NewUniform(tasks, seed)
