@@ -28,11 +28,20 @@ const (
 type folder struct {
 	dir      string
 	mu       sync.Mutex // one writer per file at a time: lines never interleave
-	requests *os.File
+	requests appendFile
 	episodes *os.File
 	sessions *os.File
 	epSize   int64    // episodes.jsonl's length: where the next line starts
 	epRead   *os.File // episodes.jsonl for reading finished episodes back
+}
+
+// appendFile is a JSONL file open for appending: an *os.File (a test's
+// may hold its writes up).
+type appendFile interface {
+	io.Writer
+	Name() string
+	Sync() error
+	Close() error
 }
 
 // openFolder opens dir (creating it) and restores into s what an earlier
@@ -228,7 +237,7 @@ func (f *folder) episode(ep *Episode) (int64, error) {
 
 // append writes v as one line of file and returns the offset it starts at
 // (meaningful for episodes.jsonl, whose length the folder tracks).
-func (f *folder) append(file *os.File, v any) (int64, error) {
+func (f *folder) append(file appendFile, v any) (int64, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return -1, fmt.Errorf("serve: encoding: %w", err)

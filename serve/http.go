@@ -244,12 +244,12 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	// A snapshot under the lock, written after it: a slow client or the
 	// cache's own lock must not hold up every other request.
 	slots := s.g.Slots()
-	s.mu.Lock()
+	s.mu.RLock()
 	st := map[string]any{
 		"slots": slots, "running": s.inflight, "queued": len(s.queue),
 		"dispatched": s.counts.dispatched, "completed": s.counts.completed, "restored": s.counts.restored,
 		"uptime_s": time.Since(s.start).Seconds(), "tasks": s.names,
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	writeJSON(w, http.StatusOK, st)
 }

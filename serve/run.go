@@ -83,19 +83,42 @@ func (s *Server) accept(rec record) (*entry, error) {
 		s.mu.Unlock()
 		return s.fromDisk(rec.ID, off)
 	}
-	if len(s.queue) >= s.cfg.MaxQueued {
+	if len(s.queue)+s.logging >= s.cfg.MaxQueued {
 		s.mu.Unlock()
 		return nil, errQueueFull
 	}
 	rec.TimeS = time.Since(s.start).Seconds()
-	// Logged before it can run, so requests.jsonl always holds every
-	// episode of episodes.jsonl, and a restart can finish what it lacks.
-	if err := s.files.request(rec); err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
+	// Known at once, so a retry of the same request id meanwhile waits for
+	// this episode instead of starting another.
 	e := &entry{req: rec, done: make(chan struct{}), started: time.Now(), off: -1}
 	s.eps[rec.ID] = e
+	s.logging++
+	s.mu.Unlock()
+	// Logged before it can run, so requests.jsonl always holds every
+	// episode of episodes.jsonl, and a restart can finish what it lacks;
+	// outside the lock, so no poll waits for the disk.
+	err := s.files.request(rec)
+	s.mu.Lock()
+	s.logging--
+	switch {
+	case err != nil:
+		// Not accepted after all: forgotten, so a retry logs it again, and
+		// a retry that found it meanwhile is told why.
+		if e.err == nil {
+			e.err = err
+			close(e.done)
+		}
+		if s.eps[rec.ID] == e {
+			delete(s.eps, rec.ID)
+		}
+		s.mu.Unlock()
+		return nil, err
+	case e.err != nil:
+		// Close stopped it while it was written: logged, it runs when the
+		// server restarts, and the client is told to retry there.
+		s.mu.Unlock()
+		return e, nil
+	}
 	s.queue = append(s.queue, e)
 	s.mu.Unlock()
 	s.pump()
@@ -108,10 +131,10 @@ var errQueueFull = errors.New("too many episodes waiting for a slot; retry later
 
 // lookup returns the entry of episode id, from memory or episodes.jsonl.
 func (s *Server) lookup(id string) (*entry, bool, error) {
-	s.mu.Lock()
+	s.mu.RLock()
 	e, ok := s.eps[id]
 	off, onDisk := s.onDisk[id]
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	switch {
 	case ok:
 		return e, true, nil

@@ -75,7 +75,10 @@ type Server struct {
 
 	pumpMu sync.Mutex // one goroutine submits at a time, in arrival order
 
-	mu sync.Mutex
+	// mu guards what follows. Polls and status only read, under RLock, so
+	// they never queue behind one another; no one holds it across disk I/O
+	// or a response write.
+	mu sync.RWMutex
 	// eps holds the episodes queued, running or finished lately; finished
 	// lists the finished ones in order, the oldest evicted first into
 	// onDisk: episode id -> offset of its line in episodes.jsonl. An
@@ -84,6 +87,7 @@ type Server struct {
 	finished  []string
 	onDisk    map[string]int64
 	queue     []*entry // accepted, not yet submitted: waiting for a slot
+	logging   int      // accepted, being written to requests.jsonl before they queue
 	inflight  int      // submitted, not yet back from the executor
 	kick      context.CancelFunc
 	sessions  map[string]*session
@@ -229,7 +233,7 @@ func (s *Server) Close() error {
 	s.stop()
 	<-s.done
 	s.mu.Lock()
-	lost := s.inflight + len(s.queue)
+	lost := s.inflight + len(s.queue) + s.logging
 	for _, e := range s.eps {
 		if e.ep == nil && e.err == nil {
 			e.err = errStopped

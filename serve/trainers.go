@@ -85,9 +85,9 @@ type stepView struct {
 // program time limit). A step retried after a lost answer gets the same
 // episode: its request id is the session's and the turn's.
 func (s *Server) handleStep(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
+	s.mu.RLock()
 	ss, ok := s.sessions[r.PathValue("id")]
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	if !ok {
 		writeError(w, http.StatusNotFound, "unknown session %q", r.PathValue("id"))
 		return
