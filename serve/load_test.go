@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -83,6 +84,7 @@ func TestLoad(t *testing.T) {
 	cmd.Env = append(os.Environ(), "MLERL_BENCH=1", loadClientEnv+"=http://"+ln.Addr().String(), loadOutEnv+"="+out)
 	var clientLog bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &clientLog, &clientLog
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no clients polling a server that died
 
 	runtime.GC()
 	before := readServerStats()
