@@ -89,17 +89,9 @@ var squareRows = map[string]bool{"svm_rbf": true, "knn": true, "kernel_ridge": t
 var perClass = map[string]bool{"logistic": true, "linear_svm": true, "ridge": true,
 	"gradient_boosting": true, "xgboost": true}
 
-// PredictSeconds is the cost model's one-thread run time of plan pl on p,
-// 0 when it cannot tell (a table of images, whose width the profile does
-// not know).
-func PredictSeconds(p *Profile, pl *Plan) float64 {
-	c := choices{}
-	for _, ch := range pl.Choices {
-		c[ch.Name] = ch.Value
-	}
-	return predictSeconds(p, c)
-}
-
+// predictSeconds is the cost model's one-thread run time of the plan made
+// of choices c on p, 0 when it cannot tell (a table of images, whose width
+// the profile does not know).
 func predictSeconds(p *Profile, c choices) float64 {
 	t, ok := planTerms(p, c)
 	if !ok {
