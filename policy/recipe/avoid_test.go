@@ -1,15 +1,12 @@
 package recipe
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/policy/choicenet"
-	"github.com/mlerl/mlerl/rl"
 )
 
 // The options the profile says will fail are listed in Decision.Avoid, on
@@ -75,14 +72,7 @@ func TestFreshPolicyAvoidsFailingOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.net = net
-		prompts := make([]rl.Prompt, 400)
-		for i := range prompts {
-			prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
-		}
-		acts, err := p.Sample(context.Background(), prompts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		acts := sampleScratch(t, p, tk, 400)
 		hit := 0
 		for _, a := range acts {
 			var m meta

@@ -150,14 +150,7 @@ func TestFreshPolicyAvoidsSlowPlans(t *testing.T) {
 		pol, tk := fixturePolicy(t, "tiny-notes", 3)
 		pol.profiles[tk.Name], pol.prefs[tk.Name] = prof, defaultsFor(prof)
 		pol.SetTimeLimit(limit)
-		prompts := make([]rl.Prompt, 200)
-		for i := range prompts {
-			prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
-		}
-		acts, err := pol.Sample(context.Background(), prompts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		acts := sampleScratch(t, pol, tk, 200)
 		n := 0
 		for _, a := range acts {
 			if predictSeconds(prof, keyChoices(a.Key)) > 40 {
@@ -252,14 +245,7 @@ func TestCostPriorOnSuite(t *testing.T) {
 				t.Fatal(err)
 			}
 			pol.SetTimeLimit(limit)
-			prompts := make([]rl.Prompt, 200)
-			for i := range prompts {
-				prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
-			}
-			acts, err := pol.Sample(context.Background(), prompts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			acts := sampleScratch(t, pol, tk, 200)
 			var secs []float64
 			for _, a := range acts {
 				secs = append(secs, predictSeconds(prof, keyChoices(a.Key)))

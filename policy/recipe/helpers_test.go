@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/task"
 )
 
@@ -100,4 +103,18 @@ func ParseKey(key string) (*Plan, error) {
 		pl.Choices = append(pl.Choices, Choice{Name: name, Value: value})
 	}
 	return pl, nil
+}
+
+// sampleScratch is n scratch actions p samples for tk.
+func sampleScratch(t testing.TB, p *Policy, tk *task.Task, n int) []rl.Action {
+	t.Helper()
+	prompts := make([]rl.Prompt, n)
+	for i := range prompts {
+		prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
+	}
+	acts, err := p.Sample(context.Background(), prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acts
 }

@@ -35,14 +35,7 @@ func TestSampleRefusesMismatchedNet(t *testing.T) {
 func TestFreshPolicyLeansToDefault(t *testing.T) {
 	p, tk := fixturePolicy(t, "tiny-churn", 3)
 	def := Default(p.profiles[tk.Name])
-	prompts := make([]rl.Prompt, 300)
-	for i := range prompts {
-		prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
-	}
-	acts, err := p.Sample(context.Background(), prompts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acts := sampleScratch(t, p, tk, 300)
 	same := map[string]int{}
 	whole := 0
 	for _, a := range acts {

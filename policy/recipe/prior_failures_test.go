@@ -1,7 +1,6 @@
 package recipe
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlerl/mlerl/episode"
-	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/task"
 )
 
@@ -80,14 +77,7 @@ func samplePrior(t *testing.T, tk *task.Task, n int, seed uint64, limit time.Dur
 	if err != nil {
 		t.Fatal(err)
 	}
-	prompts := make([]rl.Prompt, n)
-	for i := range prompts {
-		prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk}
-	}
-	acts, err := pol.Sample(context.Background(), prompts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acts := sampleScratch(t, pol, tk, n)
 	runs := make([]priorRun, len(acts))
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
