@@ -1,6 +1,8 @@
 package recipe
 
 import (
+	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -137,10 +139,7 @@ func planTerms(p *Profile, c choices) (costTerms, bool) {
 			fam = map[bool]string{true: "logistic", false: "ridge"}[classifies(p, c)]
 		}
 		t.featurise += fits * rows * occ
-		second := choices{}
-		for k, v := range c {
-			second[k] = v
-		}
+		second := maps.Clone(c)
 		second["model.family"] = fam
 		t.models = append(t.models, costModel{costKey(p, second), fits * modelUnits(p, second, fam, secondHyper, rows)})
 	}
@@ -201,20 +200,13 @@ func iterations(fam string, c choices) float64 {
 		return ratio("xgb.n_estimators", 400)
 	case "mlp":
 		hidden := map[string]float64{"64": 0.25, "256": 1, "256_128": 1.5}[c["mlp.hidden"]]
-		return ratio("mlp.max_iter", 200) * cmpOr(hidden, 1)
+		return ratio("mlp.max_iter", 200) * cmp.Or(hidden, 1)
 	case "kernel_ridge":
 		if c["kernel_ridge.alpha"] == "cv" || c["kernel_ridge.gamma"] == "cv" {
 			return 30 // a 5-fold grid search of about 6 values
 		}
 	}
 	return 1
-}
-
-func cmpOr(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // textNonzeros are the n-gram occurrences per document each text
@@ -358,10 +350,7 @@ func (w *Walker) completion(d Decision, o string) choices {
 	if w.prefs == nil {
 		w.prefs = defaultsFor(w.p)
 	}
-	v := &Walker{p: w.p, parent: w.parent, part: w.part, pos: w.pos, chosen: choices{}, prefs: w.prefs, noCost: true}
-	for k, val := range w.chosen {
-		v.chosen[k] = val
-	}
+	v := &Walker{p: w.p, parent: w.parent, part: w.part, pos: w.pos, chosen: maps.Clone(w.chosen), prefs: w.prefs, noCost: true}
 	v.set(d.Name, o)
 	v.pos++
 	for n, ok := v.Next(); ok; n, ok = v.Next() {
