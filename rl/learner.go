@@ -60,7 +60,17 @@ type Config struct {
 	// the same utility, so nothing teaches the policy to stay fast. 0 (the
 	// default) charges nothing.
 	TimeCharge float64
-	Seed       uint64
+	// Elite is q in [0, 1): under UtilityRank a valid program's utility
+	// becomes max(0, rank − q) / (1 − q), so only programs that beat the
+	// share q of the task's results so far earn credit above the
+	// bottom, and the rest count as the worst valid one (failures stay
+	// below). Issue 10 scores a run by its best program, not its average
+	// one: with plain ranks the policy learns what is reliably above the
+	// median; with an elite threshold it learns what the top programs hold
+	// (the cross-entropy method's elite set, or risk-seeking policy
+	// gradient). 0 (the default) is plain ranks.
+	Elite float64
+	Seed  uint64
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
 	// jobs in flight are then drained.
 	MaxEpisodes int
@@ -101,6 +111,10 @@ func (c Config) check() error {
 		return checkImproveCredit(c.ImproveCredit)
 	case c.TimeCharge < 0 || math.IsNaN(c.TimeCharge) || math.IsInf(c.TimeCharge, 0):
 		return fmt.Errorf("time charge %v: must be a finite number at least 0", c.TimeCharge)
+	case !(c.Elite >= 0 && c.Elite < 1):
+		return fmt.Errorf("elite %v: must be in [0, 1)", c.Elite)
+	case c.Elite > 0 && c.Utility == UtilityReward:
+		return fmt.Errorf("elite %v: needs utility %s, not %s", c.Elite, UtilityRank, UtilityReward)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
 		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
 	}
@@ -493,8 +507,11 @@ func (l *learner) utilities(used []*job) []float64 {
 	u := make([]float64, len(used))
 	value := func(r episode.Result) float64 {
 		v := l.ranks.Utility(r)
-		if l.cfg.Utility == UtilityReward {
+		switch {
+		case l.cfg.Utility == UtilityReward:
 			v = r.Reward
+		case r.Valid && l.cfg.Elite > 0:
+			v = max(0, v-l.cfg.Elite) / (1 - l.cfg.Elite)
 		}
 		return v - l.cfg.TimeCharge*l.durations.LogRatio(r)
 	}

@@ -168,3 +168,47 @@ func nearAll(a, b []float64) bool {
 	}
 	return true
 }
+
+// With an elite threshold q only the programs that beat the share q of the
+// task's results earn utility above the bottom, rescaled to [0, 1]; every
+// valid program below it counts as the worst valid one, and failures stay
+// below all of them.
+func TestEliteUtility(t *testing.T) {
+	r := Ranks{}
+	for v := range 10 { // rewards 0, 0.1, ..., 0.9
+		r.Observe(episode.Result{Task: "t", Valid: true, Reward: float64(v) / 10})
+	}
+	res := func(reward float64) episode.Result { return episode.Result{Task: "t", Valid: true, Reward: reward} }
+	used := []*job{
+		{prompt: Prompt{Kind: episode.Scratch}, result: res(0.9)},  // rank 0.95
+		{prompt: Prompt{Kind: episode.Scratch}, result: res(0.8)},  // rank 0.85
+		{prompt: Prompt{Kind: episode.Scratch}, result: res(0.5)},  // rank 0.55
+		{prompt: Prompt{Kind: episode.Scratch}, result: res(0.05)}, // rank 0.1
+		{prompt: Prompt{Kind: episode.Scratch}, result: episode.Result{Task: "t", Reward: -10, Stages: []string{"a"}}},
+	}
+	for _, tc := range []struct {
+		elite float64
+		want  []float64
+	}{
+		{0, []float64{0.95, 0.85, 0.55, 0.1, -0.99}},
+		{0.8, []float64{0.75, 0.25, 0, 0, -0.99}},
+		{0.5, []float64{0.9, 0.7, 0.1, 0, -0.99}},
+	} {
+		cfg := DefaultConfig()
+		cfg.Elite = tc.elite
+		l := &learner{cfg: cfg, ranks: r, durations: Durations{}}
+		if got := l.utilities(used); !nearAll(got, tc.want) {
+			t.Errorf("elite %v: utilities %v, want %v", tc.elite, got, tc.want)
+		}
+	}
+	for _, bad := range []struct {
+		elite   float64
+		utility string
+	}{{-0.1, UtilityRank}, {1, UtilityRank}, {math.NaN(), UtilityRank}, {0.5, UtilityReward}} {
+		cfg := DefaultConfig()
+		cfg.Elite, cfg.Utility = bad.elite, bad.utility
+		if err := cfg.check(); err == nil {
+			t.Errorf("elite %v with utility %s accepted", bad.elite, bad.utility)
+		}
+	}
+}

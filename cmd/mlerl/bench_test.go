@@ -76,6 +76,10 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--improve-credit", "best"}, "want parent or absolute"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--time-charge", "-0.1"}, "--time-charge -0.1"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--time-charge", "NaN"}, "--time-charge NaN"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--elite", "1"}, "--elite 1"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--elite", "0.5", "--utility", "reward"}, "--elite needs --utility rank"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--elite", "-0.2"}, "--elite -0.2"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--elite", "0.5", "--utility", "reward"}, "--elite needs --utility rank"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {

@@ -43,7 +43,9 @@ type runConfig struct {
 	// from before it existed and resumes with absolute credit, as it started.
 	ImproveCredit string `json:"improve_credit,omitempty"`
 	// TimeCharge is rl.Config.TimeCharge; absent is 0, as runs before it.
-	TimeCharge float64       `json:"time_charge,omitempty"`
+	TimeCharge float64 `json:"time_charge,omitempty"`
+	// Elite is rl.Config.Elite; absent is 0 (plain ranks), as runs before it.
+	Elite      float64       `json:"elite,omitempty"`
 	Seed       uint64        `json:"seed"`
 	Instrument string        `json:"instrument"`
 	Timeout    time.Duration `json:"timeout_ns"`
@@ -86,6 +88,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	utility := fs.String("utility", rl.UtilityRank, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
 	improveCredit := fs.String("improve-credit", rl.ImproveAbsolute, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
 	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
+	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
@@ -126,7 +129,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
-			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
+			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Elite: *elite, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
 			Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
@@ -218,6 +221,10 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --improve-credit %q: want parent or absolute", rc.ImproveCredit)
 	case !(rc.TimeCharge >= 0) || math.IsInf(rc.TimeCharge, 0):
 		return usageErrorf("train: --time-charge %v: must be a finite number at least 0", rc.TimeCharge)
+	case !(rc.Elite >= 0 && rc.Elite < 1):
+		return usageErrorf("train: --elite %v: must be in [0, 1)", rc.Elite)
+	case rc.Elite > 0 && rc.Utility == rl.UtilityReward:
+		return usageErrorf("train: --elite needs --utility rank")
 	}
 	return nil
 }
@@ -259,7 +266,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg := rl.DefaultConfig()
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
-	cfg.ImproveCredit, cfg.TimeCharge = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge
+	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
