@@ -160,7 +160,7 @@ func TestFreshPolicyAvoidsSlowPlans(t *testing.T) {
 		}
 		return float64(n) / float64(len(acts)), keys
 	}
-	if s := planSeconds(prof, Default(prof)); s < 40 {
+	if s := predictSeconds(prof, Default(prof).choiceMap()); s < 40 {
 		t.Fatalf("Default's plan predicted at %.1fs: the test wants a table where it is too slow", s)
 	}
 	without, _ := over(0)
@@ -255,18 +255,9 @@ func TestCostPriorOnSuite(t *testing.T) {
 		}
 		m0, q0 := stats(0)
 		m1, q1 := stats(time.Minute)
-		t.Logf("| %s | %.0f | %.0f | %.0f | %.0f | %.0f |", prof.Name, planSeconds(prof, Default(prof)), m0, m1, q0, q1)
+		t.Logf("| %s | %.0f | %.0f | %.0f | %.0f | %.0f |", prof.Name, predictSeconds(prof, Default(prof).choiceMap()), m0, m1, q0, q1)
 		if m1 > m0*1.05 || q1 > q0*1.05 {
 			t.Errorf("%s: the limit made the prior slower", prof.Name)
 		}
 	}
-}
-
-// planSeconds is the cost model's prediction for a whole plan.
-func planSeconds(p *Profile, pl *Plan) float64 {
-	c := choices{}
-	for _, ch := range pl.Choices {
-		c[ch.Name] = ch.Value
-	}
-	return predictSeconds(p, c)
 }

@@ -9,10 +9,7 @@ import (
 func (pl *Plan) Describe() string { return pl.describe() }
 
 func (pl *Plan) describe() string {
-	c := choices{}
-	for _, ch := range pl.Choices {
-		c[ch.Name] = ch.Value
-	}
+	c := pl.choiceMap()
 	s := []string{describeReading(c), describeFeatures(c), describeModel(c)}
 	if e := describeEnsemble(c); e != "" {
 		s = append(s, e)

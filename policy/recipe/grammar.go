@@ -671,6 +671,16 @@ func (pl *Plan) Get(name string) string {
 	return ""
 }
 
+// choiceMap is the plan's choices by decision name, as rendering, describing
+// and pricing a plan read them.
+func (pl *Plan) choiceMap() choices {
+	c := make(choices, len(pl.Choices))
+	for _, ch := range pl.Choices {
+		c[ch.Name] = ch.Value
+	}
+	return c
+}
+
 // Key is the plan's stable identity: equal plans have equal keys.
 func (pl *Plan) Key() string {
 	var b strings.Builder

@@ -31,10 +31,7 @@ func Render(p *Profile, pl *Plan) (string, error) {
 	if err := pl.Validate(p); err != nil {
 		return "", fmt.Errorf("recipe: render %s: %w", p.Name, err)
 	}
-	r := &renderer{P: p, c: choices{}, imports: map[string]map[string]bool{}}
-	for _, ch := range pl.Choices {
-		r.c[ch.Name] = ch.Value
-	}
+	r := &renderer{P: p, c: pl.choiceMap(), imports: map[string]map[string]bool{}}
 	r.Cls = classifies(p, r.c)
 	r.OrdReg = p.IsClassification() && !r.Cls
 	r.Multi = p.TargetKind == MultiOutput
