@@ -1,24 +1,29 @@
 package episode
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Store keeps executions by job key: in memory for the process, and in a
-// folder, when it has one, for later runs (and other processes: entries are
-// written atomically). With a folder, memory keeps only the latest
+// folder, when it has one, for later runs and other processes (entries are
+// written atomically; Do runs a key all of them miss once). With a folder, memory keeps only the latest
 // storeMemory executions (each holds its output and submission); older ones
 // are read back from the folder when asked for.
 type Store struct {
-	dir   string
-	mu    sync.Mutex
-	m     map[string]Execution
-	order []string // keys in m, oldest first (only with a folder)
+	dir     string
+	mu      sync.Mutex
+	m       map[string]Execution
+	order   []string                 // keys in m, oldest first (only with a folder)
+	flights map[string]chan struct{} // keys Do is running in this process -> closed when done
 }
 
 // storeMemory is how many executions a store with a folder keeps in memory.
@@ -31,7 +36,7 @@ func NewStore(dir string) (*Store, error) {
 			return nil, fmt.Errorf("cache: %w", err)
 		}
 	}
-	return &Store{dir: dir, m: map[string]Execution{}}, nil
+	return &Store{dir: dir, m: map[string]Execution{}, flights: map[string]chan struct{}{}}, nil
 }
 
 // keep puts ex in memory; s.mu is held.
@@ -137,4 +142,112 @@ func (s *Store) write(key string, ex Execution) error {
 		return fmt.Errorf("cache: writing %s: %w", p, err)
 	}
 	return nil
+}
+
+// Do returns key's execution: the kept one if there is one, else the one run
+// returns, which it keeps. run is called for a key by one caller at a time:
+// within the process, and with a folder across every process sharing it
+// (a lock file per key while it runs), so runs sharing a store never execute
+// the same program side by side and each gets the one measured duration the
+// store keeps. A caller that waited gets the execution the other made (ran
+// false); if the other's run failed, the caller runs it itself.
+func (s *Store) Do(ctx context.Context, key string, run func() (Execution, error)) (ex Execution, ran bool, err error) {
+	for {
+		if ex, ok, _ := s.Get(key); ok {
+			return ex, false, nil
+		}
+		s.mu.Lock()
+		if done, ok := s.flights[key]; ok {
+			s.mu.Unlock()
+			select {
+			case <-done:
+				continue
+			case <-ctx.Done():
+				return Execution{}, false, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		s.flights[key] = done
+		s.mu.Unlock()
+		ex, ran, err = s.doLocked(ctx, key, run)
+		s.mu.Lock()
+		delete(s.flights, key)
+		s.mu.Unlock()
+		close(done)
+		return ex, ran, err
+	}
+}
+
+// doLocked is Do for the one caller in this process: it takes the folder's
+// lock on key, so another process running it is waited for, then runs.
+func (s *Store) doLocked(ctx context.Context, key string, run func() (Execution, error)) (Execution, bool, error) {
+	if s.dir != "" {
+		unlock, err := s.lock(ctx, key)
+		if err != nil {
+			return Execution{}, false, err
+		}
+		defer unlock()
+		if ex, ok := s.load(key); ok { // the other process's
+			s.remember(key, ex)
+			return ex, false, nil
+		}
+	}
+	ex, err := run()
+	if err != nil {
+		return ex, true, err
+	}
+	return ex, true, s.Put(key, ex)
+}
+
+// lockPoll is how often a store waiting for another process's lock tries again.
+const lockPoll = 50 * time.Millisecond
+
+// lock takes key's lock file in the folder, waiting while another process
+// holds it. The lock is flock(2)'s, so a process that dies releases it. The
+// holder removes the file before releasing it; a waiter that then holds a
+// removed file's lock tries again on the new one.
+func (s *Store) lock(ctx context.Context, key string) (unlock func(), err error) {
+	p := filepath.Join(s.dir, key[:2], key+".lock")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	for {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("cache: lock: %w", err)
+		}
+		for {
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			if err != unix.EWOULDBLOCK && err != unix.EINTR {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				f.Close()
+				return nil, ctx.Err()
+			case <-time.After(lockPoll):
+			}
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cache: lock %s: %w", p, err)
+		}
+		if sameFile(f, p) {
+			return func() {
+				os.Remove(p)
+				f.Close() // releases the lock
+			}, nil
+		}
+		f.Close() // locked a file its holder removed: take the current one
+	}
+}
+
+// sameFile says whether f is still the file at path p.
+func sameFile(f *os.File, p string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	pi, err := os.Stat(p)
+	return err == nil && os.SameFile(fi, pi)
 }

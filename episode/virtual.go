@@ -18,7 +18,10 @@ import (
 //
 // Within one run it behaves as train's Cache does: a job identical to one
 // this run already executed completes at once, reused; one identical to a
-// job still running completes with it.
+// job still running completes with it. Runs beside it on the same store (in
+// this process or, on a folder, in others) never execute a program side by
+// side: the later one waits for the first's execution (Store.Do), so every
+// run sees the one duration the store keeps and replays exactly.
 type Virtual struct {
 	slots int
 	run   func(ctx context.Context, job Job) (Execution, error)
@@ -30,6 +33,7 @@ type Virtual struct {
 	mine    map[string]*vjob // key -> the job of this run that executes it
 	done    vheap            // known finish times
 	wg      sync.WaitGroup   // real executions in progress
+	mu      sync.Mutex       // guards stats, which executions update
 	stats   VirtualStats
 }
 
@@ -85,7 +89,11 @@ func (v *Virtual) Slots() int { return v.slots }
 func (v *Virtual) Now() time.Duration { return v.now }
 
 // Stats returns the counts so far.
-func (v *Virtual) Stats() VirtualStats { return v.stats }
+func (v *Virtual) Stats() VirtualStats {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.stats
+}
 
 // Submit starts job at the virtual now; a job the store lacks starts running
 // for real in the background, so a burst of submissions runs side by side.
@@ -94,24 +102,36 @@ func (v *Virtual) Submit(ctx context.Context, job Job) error {
 	v.seq++
 	if first, ok := v.mine[j.key]; ok {
 		j.first = first
-		v.stats.Reused++
+		v.count(func(st *VirtualStats) { st.Reused++ })
 	} else {
 		v.mine[j.key] = j
 		if ex, ok, _ := v.store.Get(j.key); ok {
 			j.ex = ex
-			v.stats.Stored++
+			v.count(func(st *VirtualStats) { st.Stored++ })
 		} else {
-			v.stats.Executed++
+			v.count(func(st *VirtualStats) { st.Executed++ })
 			v.wg.Go(func() {
-				j.ex, j.err = v.run(ctx, job)
-				if j.err == nil {
-					j.err = v.store.Put(j.key, j.ex)
+				// Through the store, so a run beside this one (in this
+				// process or another on the same folder) that misses the
+				// same program waits for this execution instead of running
+				// it again with a duration of its own.
+				var ran bool
+				j.ex, ran, j.err = v.store.Do(ctx, j.key, func() (Execution, error) { return v.run(ctx, job) })
+				if !ran && j.err == nil {
+					v.count(func(st *VirtualStats) { st.Executed--; st.Stored++ })
 				}
 			})
 		}
 	}
 	v.pending = append(v.pending, j)
 	return nil
+}
+
+// count changes the stats under the lock.
+func (v *Virtual) count(f func(*VirtualStats)) {
+	v.mu.Lock()
+	f(&v.stats)
+	v.mu.Unlock()
 }
 
 // Next waits for the real executions in progress, then moves the clock to
