@@ -13,7 +13,10 @@ import (
 // marked Reused, with the original's measured duration so duration weights
 // stay honest; a job identical to one still running waits for it instead of
 // running beside it. With a folder, executions are kept on disk and serve
-// later runs too; without one the cache lasts as long as the process.
+// later runs too, and runs in other processes on the same folder: a job
+// identical to one another process is running waits for that execution (the
+// folder's lock on its key) instead of running beside it. Without a folder
+// the cache lasts as long as the process.
 //
 // Like every Executor it is driven from one goroutine (the learner's loop);
 // the lock only guards Stats against concurrent readers.
@@ -21,13 +24,16 @@ type Cache struct {
 	inner Executor
 	store *Store
 
-	mu      sync.Mutex
-	running map[string][]Job  // key -> jobs waiting for the one running
-	keyOf   map[string]string // id of a job running on inner -> its key
-	ready   []Execution       // reused executions not yet handed out
-	lost    []lostJob         // waiters that could not be run after their original failed
-	waiting int               // jobs in running beyond the first of each key
-	stats   CacheStats
+	mu        sync.Mutex
+	running   map[string][]Job  // key -> jobs waiting for the one running
+	keyOf     map[string]string // id of a job running on inner -> its key
+	claims    map[string]func() // key -> release of the folder's lock, for keys run here
+	elsewhere map[string]bool   // keys another process is running; their jobs wait in running
+	deferred  []Job             // jobs of keys taken over from another process, not yet on inner
+	ready     []Execution       // reused executions not yet handed out
+	lost      []lostJob         // waiters that could not be run after their original failed
+	waiting   int               // jobs in running that hold no slot of inner
+	stats     CacheStats
 }
 
 // CacheStats count what the cache did in this process.
@@ -53,7 +59,8 @@ type lostJob struct {
 
 // NewCache puts a cache keeping its executions in store in front of inner.
 func NewCache(inner Executor, store *Store) *Cache {
-	return &Cache{inner: inner, store: store, running: map[string][]Job{}, keyOf: map[string]string{}}
+	return &Cache{inner: inner, store: store, running: map[string][]Job{}, keyOf: map[string]string{},
+		claims: map[string]func(){}, elsewhere: map[string]bool{}}
 }
 
 // Slots are the inner executor's, plus the jobs the cache answers itself:
@@ -94,14 +101,46 @@ func (c *Cache) Submit(ctx context.Context, job Job) error {
 		c.mu.Unlock()
 		return nil
 	}
+	c.mu.Unlock()
+	// The folder's lock, outside c.mu (it is file work); Submit and Next
+	// are driven from one goroutine, so nothing above changes meanwhile.
+	release, mine, err := c.store.claim(key)
+	if mine {
+		// Another process may have finished it since Get looked.
+		if ex, ok, _ := c.store.Get(key); ok {
+			release()
+			c.mu.Lock()
+			c.ready = append(c.ready, reuse(ex, job))
+			c.stats.Reused++
+			c.stats.FromDisk++
+			c.mu.Unlock()
+			return nil
+		}
+	}
+	c.mu.Lock()
+	if err != nil {
+		// The folder's lock is a saving, not a condition: run it anyway.
+		release, mine = func() {}, true
+		c.stats.StoreErrors++
+		c.stats.LastStoreError = err.Error()
+	}
 	c.running[key] = []Job{job}
+	if !mine { // another process is running it: wait for its execution
+		c.elsewhere[key] = true
+		c.waiting++
+		c.mu.Unlock()
+		return nil
+	}
+	c.claims[key] = release
 	c.keyOf[job.ID] = key
 	c.mu.Unlock()
 	if err := c.inner.Submit(ctx, job); err != nil {
 		c.mu.Lock()
 		delete(c.running, key)
 		delete(c.keyOf, job.ID)
+		delete(c.claims, key)
 		c.mu.Unlock()
+		release()
 		return err
 	}
 	return nil
@@ -109,22 +148,41 @@ func (c *Cache) Submit(ctx context.Context, job Job) error {
 
 // Next hands out a reused execution if one is ready, else the inner
 // executor's next, which it keeps and also hands to the jobs that waited for it.
+// While jobs wait for another process, it looks at the folder every lockPoll.
 func (c *Cache) Next(ctx context.Context) (Execution, error) {
-	c.mu.Lock()
-	if len(c.lost) > 0 {
-		l := c.lost[0]
-		c.lost = c.lost[1:]
+	for {
+		c.mu.Lock()
+		if len(c.lost) > 0 {
+			l := c.lost[0]
+			c.lost = c.lost[1:]
+			c.mu.Unlock()
+			return Execution{Episode: l.job.ID, Task: l.job.Task}, l.err
+		}
+		if len(c.ready) > 0 {
+			ex := c.ready[0]
+			c.ready = c.ready[1:]
+			c.mu.Unlock()
+			return ex, nil
+		}
+		poll := len(c.elsewhere) > 0 || len(c.deferred) > 0
 		c.mu.Unlock()
-		return Execution{Episode: l.job.ID, Task: l.job.Task}, l.err
+		wait, cancel := ctx, context.CancelFunc(func() {})
+		if poll {
+			c.takeOver(ctx)
+			wait, cancel = context.WithTimeout(ctx, lockPoll)
+		}
+		ex, err := c.inner.Next(wait)
+		cancel()
+		if err != nil && poll && ctx.Err() == nil && wait.Err() != nil {
+			continue // time to look at the folder again
+		}
+		return c.completed(ctx, ex, err)
 	}
-	if len(c.ready) > 0 {
-		ex := c.ready[0]
-		c.ready = c.ready[1:]
-		c.mu.Unlock()
-		return ex, nil
-	}
-	c.mu.Unlock()
-	ex, err := c.inner.Next(ctx)
+}
+
+// completed keeps the inner executor's execution ex and hands it to the
+// jobs that waited for it.
+func (c *Cache) completed(ctx context.Context, ex Execution, err error) (Execution, error) {
 	if err != nil {
 		c.failed(ctx, ex.Episode)
 		return ex, err
@@ -147,6 +205,8 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 		c.waiting--
 	}
 	delete(c.running, key)
+	release := c.claims[key]
+	delete(c.claims, key)
 	c.mu.Unlock()
 	if err := c.store.persist(key, ex); err != nil {
 		// A folder that cannot be written costs later runs a re-execution,
@@ -156,7 +216,83 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 		c.stats.LastStoreError = err.Error()
 		c.mu.Unlock()
 	}
+	if release != nil {
+		release() // after the entry is on disk: a process waiting for it reads it
+	}
 	return ex, nil
+}
+
+// takeOver looks at the keys another process is running: one whose
+// execution is now in the folder is handed to the jobs waiting for it; one
+// whose lock was let go without an execution (that process failed to run it,
+// or ended) is run here. Jobs taken over wait in deferred until the inner
+// executor accepts them (a slot of a Pool frees when one of its jobs is done).
+func (c *Cache) takeOver(ctx context.Context) {
+	c.mu.Lock()
+	keys := make([]string, 0, len(c.elsewhere))
+	for key := range c.elsewhere {
+		keys = append(keys, key)
+	}
+	c.mu.Unlock()
+	for _, key := range keys {
+		release, ok, err := c.store.claim(key)
+		if err != nil || !ok {
+			continue
+		}
+		ex, found := c.store.load(key)
+		c.mu.Lock()
+		delete(c.elsewhere, key)
+		jobs := c.running[key]
+		if found {
+			c.store.remember(key, ex)
+			delete(c.running, key)
+			for _, j := range jobs {
+				c.ready = append(c.ready, reuse(ex, j))
+				c.stats.Reused++
+				c.stats.FromDisk++
+			}
+			c.waiting -= len(jobs)
+		} else {
+			c.claims[key] = release
+			c.deferred = append(c.deferred, jobs[0])
+		}
+		c.mu.Unlock()
+		if found {
+			release()
+		}
+	}
+	for {
+		c.mu.Lock()
+		if len(c.deferred) == 0 {
+			c.mu.Unlock()
+			return
+		}
+		j := c.deferred[0]
+		c.mu.Unlock()
+		key := j.Key()
+		err := c.inner.Submit(ctx, j)
+		if err != nil && c.Busy() > 0 {
+			return // a slot frees when one of those is done
+		}
+		c.mu.Lock()
+		c.deferred = c.deferred[1:]
+		if err == nil {
+			c.keyOf[j.ID] = key
+			c.waiting--
+			c.mu.Unlock()
+			continue
+		}
+		// Nothing runs that could free a slot: it cannot run now.
+		release := c.claims[key]
+		delete(c.claims, key)
+		for _, w := range c.running[key] {
+			c.lost = append(c.lost, lostJob{w, fmt.Errorf("episode %s: another process gave up the identical program, and running it here failed: %w", w.ID, err)})
+		}
+		c.waiting -= len(c.running[key])
+		delete(c.running, key)
+		c.mu.Unlock()
+		release()
+	}
 }
 
 // failed forgets a job whose execution failed to happen at all (the
@@ -175,7 +311,12 @@ func (c *Cache) failed(ctx context.Context, id string) {
 	waiters := c.running[key][1:]
 	delete(c.running, key)
 	if len(waiters) == 0 {
+		release := c.claims[key]
+		delete(c.claims, key)
 		c.mu.Unlock()
+		if release != nil {
+			release()
+		}
 		return
 	}
 	next := waiters[0]
@@ -192,7 +333,12 @@ func (c *Cache) failed(ctx context.Context, id string) {
 		for _, j := range waiters {
 			c.lost = append(c.lost, lostJob{j, fmt.Errorf("episode %s: the identical episode it waited for failed to execute, and running it again failed: %w", j.ID, err)})
 		}
+		release := c.claims[key]
+		delete(c.claims, key)
 		c.mu.Unlock()
+		if release != nil {
+			release()
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package episode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -260,5 +261,81 @@ func TestStoreMemoryBounded(t *testing.T) {
 		if !ok || fromDisk != withDir || ex.Output != "output 3" || string(ex.Submission) != "id,label\n1,3\n" {
 			t.Errorf("folder %v: the oldest came back as ok=%v fromDisk=%v %q %q", withDir, ok, fromDisk, ex.Output, ex.Submission)
 		}
+	}
+}
+
+// Two runs in separate processes on one cache folder (here: two caches, each
+// with its own pool and store, the folder's lock being the kernel's): the
+// job one is running is not run by the other, which waits and gets its
+// execution from the folder.
+func TestCacheWaitsForAnotherProcess(t *testing.T) {
+	p := tiny(t)
+	dir := t.TempDir()
+	var gs [2]*Graded
+	var caches [2]*Cache
+	for i := range gs {
+		caches[i] = NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, dir))
+		gs[i] = NewGraded(caches[i], []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
+	}
+	ctx := context.Background()
+	for i, g := range gs {
+		if err := g.Submit(ctx, Job{ID: fmt.Sprint("run", i), Task: p.Task.Name, Kind: Scratch, Code: nonceProgram}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := caches[1].Slots(); got != 2 {
+		t.Errorf("the waiting cache has %d slots, want its pool's 1 and the one waiting", got)
+	}
+	first := drain(t, gs[0], 1)["run0"]
+	second := drain(t, gs[1], 1)["run1"]
+	if first.Reused || !first.Valid {
+		t.Fatalf("first: %+v", first)
+	}
+	if !second.Reused || second.ReusedFrom != "run0" || second.Output != first.Output || second.DurationS != first.DurationS {
+		t.Errorf("second: reused %v from %q, output %q (want %q), duration %v (want %v)", second.Reused, second.ReusedFrom, second.Output, first.Output, second.DurationS, first.DurationS)
+	}
+	if a, b := caches[0].Stats(), caches[1].Stats(); a.Executed != 1 || b.Executed != 0 || b.Reused != 1 || b.FromDisk != 1 {
+		t.Errorf("stats %+v and %+v: want one execution, in the first", a, b)
+	}
+	if locks, _ := filepath.Glob(filepath.Join(dir, "*", "*.lock")); len(locks) != 0 {
+		t.Errorf("lock files left: %v", locks)
+	}
+}
+
+// A process that held a job's lock and ended without an execution (it died,
+// or its run was cancelled) leaves the job to the cache waiting for it,
+// which runs it itself.
+func TestCacheTakesOverFromAProcessThatEnded(t *testing.T) {
+	p := tiny(t)
+	dir := t.TempDir()
+	cache := NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, dir))
+	g := NewGraded(cache, []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
+	job := Job{ID: "j", Task: p.Task.Name, Kind: Scratch, Code: nonceProgram, Data: p.Data, Settings: Settings{Instrument: "ast"}}
+	other := mustStore(t, dir)
+	release, ok, err := other.claim(job.Key())
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if err := g.Submit(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := g.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("while the other process holds it: %v, want to keep waiting", err)
+	}
+	if got := cache.Slots(); got != 2 {
+		t.Errorf("slots %d while waiting, want the pool's 1 and the one waiting", got)
+	}
+	release() // it ends with nothing in the folder
+	r := drain(t, g, 1)["j"]
+	if r.Reused || !r.Valid || !strings.Contains(r.Output, "nonce") {
+		t.Errorf("taken over: %+v", r)
+	}
+	if st := cache.Stats(); st.Executed != 1 || st.Reused != 0 {
+		t.Errorf("stats %+v, want it executed here", st)
+	}
+	if got := cache.Slots(); got != 1 {
+		t.Errorf("slots %d after, want the pool's 1", got)
 	}
 }

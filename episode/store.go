@@ -202,41 +202,55 @@ func (s *Store) doLocked(ctx context.Context, key string, run func() (Execution,
 // lockPoll is how often a store waiting for another process's lock tries again.
 const lockPoll = 50 * time.Millisecond
 
-// lock takes key's lock file in the folder, waiting while another process
-// holds it. The lock is flock(2)'s, so a process that dies releases it. The
-// holder removes the file before releasing it; a waiter that then holds a
-// removed file's lock tries again on the new one.
+// lock takes key's lock in the folder, waiting while another process holds it.
 func (s *Store) lock(ctx context.Context, key string) (unlock func(), err error) {
+	for {
+		unlock, ok, err := s.claim(key)
+		if err != nil || ok {
+			return unlock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+// claim takes key's lock file in the folder without waiting: ok is false
+// while another process holds it. Without a folder there is nothing to share
+// and every claim succeeds. The lock is flock(2)'s, so a process that dies
+// releases it. The holder removes the file before releasing it; a claimer
+// that then holds a removed file's lock tries again on the new one.
+func (s *Store) claim(key string) (release func(), ok bool, err error) {
+	if s.dir == "" {
+		return func() {}, true, nil
+	}
 	p := filepath.Join(s.dir, key[:2], key+".lock")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+		return nil, false, fmt.Errorf("cache: %w", err)
 	}
 	for {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("cache: lock: %w", err)
+			return nil, false, fmt.Errorf("cache: lock: %w", err)
 		}
-		for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		for err == unix.EINTR {
 			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			if err != unix.EWOULDBLOCK && err != unix.EINTR {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				f.Close()
-				return nil, ctx.Err()
-			case <-time.After(lockPoll):
-			}
 		}
-		if err != nil {
+		switch {
+		case err == unix.EWOULDBLOCK:
 			f.Close()
-			return nil, fmt.Errorf("cache: lock %s: %w", p, err)
-		}
-		if sameFile(f, p) {
+			return nil, false, nil
+		case err != nil:
+			f.Close()
+			return nil, false, fmt.Errorf("cache: lock %s: %w", p, err)
+		case sameFile(f, p):
 			return func() {
 				os.Remove(p)
 				f.Close() // releases the lock
-			}, nil
+			}, true, nil
 		}
 		f.Close() // locked a file its holder removed: take the current one
 	}
