@@ -105,16 +105,8 @@ func (c Config) check() error {
 		return fmt.Errorf("improve fraction %v: must be in [0,1]", c.ImproveFraction)
 	case c.BufferSize < 1:
 		return fmt.Errorf("buffer size %d: must be at least 1", c.BufferSize)
-	case checkUtility(c.Utility) != nil:
-		return checkUtility(c.Utility)
-	case checkImproveCredit(c.ImproveCredit) != nil:
-		return checkImproveCredit(c.ImproveCredit)
-	case c.TimeCharge < 0 || math.IsNaN(c.TimeCharge) || math.IsInf(c.TimeCharge, 0):
-		return fmt.Errorf("time charge %v: must be a finite number at least 0", c.TimeCharge)
-	case !(c.Elite >= 0 && c.Elite < 1):
-		return fmt.Errorf("elite %v: must be in [0, 1)", c.Elite)
-	case c.Elite > 0 && c.Utility == UtilityReward:
-		return fmt.Errorf("elite %v: needs utility %s, not %s", c.Elite, UtilityRank, UtilityReward)
+	case CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite) != nil:
+		return CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
 		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
 	}

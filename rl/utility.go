@@ -105,18 +105,22 @@ const (
 	ImproveAbsolute = "absolute"
 )
 
-func checkImproveCredit(c string) error {
-	switch c {
-	case "", ImproveOverParent, ImproveAbsolute:
-		return nil
+// CheckShaping checks the settings that say how results become utilities
+// (Config.Utility, ImproveCredit, TimeCharge, Elite). Its errors name them as
+// the command line does (train, bench rl-vs-prompting), where users set them.
+// Empty strings are the defaults.
+func CheckShaping(utility, improveCredit string, timeCharge, elite float64) error {
+	switch {
+	case utility != "" && utility != UtilityRank && utility != UtilityReward:
+		return fmt.Errorf("--utility %q: want %s or %s", utility, UtilityRank, UtilityReward)
+	case improveCredit != "" && improveCredit != ImproveOverParent && improveCredit != ImproveAbsolute:
+		return fmt.Errorf("--improve-credit %q: want %s or %s", improveCredit, ImproveOverParent, ImproveAbsolute)
+	case !(timeCharge >= 0) || math.IsInf(timeCharge, 0):
+		return fmt.Errorf("--time-charge %v: must be a finite number at least 0", timeCharge)
+	case !(elite >= 0 && elite < 1):
+		return fmt.Errorf("--elite %v: must be in [0, 1)", elite)
+	case elite > 0 && utility == UtilityReward:
+		return fmt.Errorf("--elite needs --utility %s", UtilityRank)
 	}
-	return fmt.Errorf("improve credit %q: want %s or %s", c, ImproveOverParent, ImproveAbsolute)
-}
-
-func checkUtility(u string) error {
-	switch u {
-	case "", UtilityReward, UtilityRank:
-		return nil
-	}
-	return fmt.Errorf("utility %q: want %s or %s", u, UtilityRank, UtilityReward)
+	return nil
 }

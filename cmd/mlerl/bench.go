@@ -72,8 +72,8 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 		return usageErrorf("--budget %v: must be positive", *budget)
 	case *batch < 1:
 		return usageErrorf("--batch %d: must be at least 1", *batch)
-	case *utility != rl.UtilityReward && *utility != rl.UtilityRank:
-		return usageErrorf("--utility %q: want reward or rank", *utility)
+	case rl.CheckShaping(*utility, "", 0, 0) != nil:
+		return errUsage{rl.CheckShaping(*utility, "", 0, 0)}
 	case *updateCost < 0 || *sampleCost < 0:
 		return usageErrorf("--update-cost and --sample-cost must not be negative")
 	}

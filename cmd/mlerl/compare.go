@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -59,16 +58,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --task is required")
 	case *seeds < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *parallel < 1 || *buffer < 1 || *budget <= 0:
 		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
-	case *utility != rl.UtilityRank && *utility != rl.UtilityReward:
-		return usageErrorf("--utility %q: want rank or reward", *utility)
-	case *credit != rl.ImproveOverParent && *credit != rl.ImproveAbsolute:
-		return usageErrorf("--improve-credit %q: want parent or absolute", *credit)
-	case !(*timeCharge >= 0) || math.IsInf(*timeCharge, 0):
-		return usageErrorf("--time-charge %v: must be a finite number at least 0", *timeCharge)
-	case !(*elite >= 0 && *elite < 1):
-		return usageErrorf("--elite %v: must be in [0, 1)", *elite)
-	case *elite > 0 && *utility != rl.UtilityRank:
-		return usageErrorf("--elite needs --utility rank")
+	case rl.CheckShaping(*utility, *credit, *timeCharge, *elite) != nil:
+		return errUsage{rl.CheckShaping(*utility, *credit, *timeCharge, *elite)}
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it

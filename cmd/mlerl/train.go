@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -215,16 +214,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --workers must not be negative (0: only remote workers)")
 	case rc.Batch < 1:
 		return usageErrorf("train: --batch must be at least 1")
-	case rc.Utility != "" && rc.Utility != rl.UtilityRank && rc.Utility != rl.UtilityReward:
-		return usageErrorf("train: --utility %q: want rank or reward", rc.Utility)
-	case rc.ImproveCredit != "" && rc.ImproveCredit != rl.ImproveOverParent && rc.ImproveCredit != rl.ImproveAbsolute:
-		return usageErrorf("train: --improve-credit %q: want parent or absolute", rc.ImproveCredit)
-	case !(rc.TimeCharge >= 0) || math.IsInf(rc.TimeCharge, 0):
-		return usageErrorf("train: --time-charge %v: must be a finite number at least 0", rc.TimeCharge)
-	case !(rc.Elite >= 0 && rc.Elite < 1):
-		return usageErrorf("train: --elite %v: must be in [0, 1)", rc.Elite)
-	case rc.Elite > 0 && rc.Utility == rl.UtilityReward:
-		return usageErrorf("train: --elite needs --utility rank")
+	case rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite) != nil:
+		return usageErrorf("train: %v", rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite))
 	}
 	return nil
 }
