@@ -168,7 +168,8 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 		c.mu.Unlock()
 		wait, cancel := ctx, context.CancelFunc(func() {})
 		if poll {
-			c.takeOver(ctx)
+			c.lookElsewhere()
+			c.submitDeferred(ctx)
 			wait, cancel = context.WithTimeout(ctx, lockPoll)
 		}
 		ex, err := c.inner.Next(wait)
@@ -176,6 +177,10 @@ func (c *Cache) Next(ctx context.Context) (Execution, error) {
 		if err != nil && poll && ctx.Err() == nil && wait.Err() != nil {
 			continue // time to look at the folder again
 		}
+		// The slot this completion frees goes to a job taken over first:
+		// the learner, which counts that job as running, has not been told
+		// of the slot yet.
+		c.submitDeferred(ctx)
 		return c.completed(ctx, ex, err)
 	}
 }
@@ -222,12 +227,11 @@ func (c *Cache) completed(ctx context.Context, ex Execution, err error) (Executi
 	return ex, nil
 }
 
-// takeOver looks at the keys another process is running: one whose
+// lookElsewhere looks at the keys another process is running: one whose
 // execution is now in the folder is handed to the jobs waiting for it; one
 // whose lock was let go without an execution (that process failed to run it,
-// or ended) is run here. Jobs taken over wait in deferred until the inner
-// executor accepts them (a slot of a Pool frees when one of its jobs is done).
-func (c *Cache) takeOver(ctx context.Context) {
+// or ended) is taken over, to run here (submitDeferred).
+func (c *Cache) lookElsewhere() {
 	c.mu.Lock()
 	keys := make([]string, 0, len(c.elsewhere))
 	for key := range c.elsewhere {
@@ -261,6 +265,11 @@ func (c *Cache) takeOver(ctx context.Context) {
 			release()
 		}
 	}
+}
+
+// submitDeferred puts the jobs taken over on the inner executor, as far as
+// it accepts them (a Pool's slot frees when one of its jobs is done).
+func (c *Cache) submitDeferred(ctx context.Context) {
 	for {
 		c.mu.Lock()
 		if len(c.deferred) == 0 {

@@ -304,7 +304,8 @@ func TestCacheWaitsForAnotherProcess(t *testing.T) {
 
 // A process that held a job's lock and ended without an execution (it died,
 // or its run was cancelled) leaves the job to the cache waiting for it,
-// which runs it itself.
+// which runs it itself, on the first slot its pool frees (here another job
+// holds the only one).
 func TestCacheTakesOverFromAProcessThatEnded(t *testing.T) {
 	p := tiny(t)
 	dir := t.TempDir()
@@ -316,8 +317,10 @@ func TestCacheTakesOverFromAProcessThatEnded(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	if err := g.Submit(context.Background(), job); err != nil {
-		t.Fatal(err)
+	for _, j := range []Job{{ID: "busy", Task: p.Task.Name, Kind: Scratch, Code: sleepy(1)}, job} {
+		if err := g.Submit(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -328,12 +331,16 @@ func TestCacheTakesOverFromAProcessThatEnded(t *testing.T) {
 		t.Errorf("slots %d while waiting, want the pool's 1 and the one waiting", got)
 	}
 	release() // it ends with nothing in the folder
-	r := drain(t, g, 1)["j"]
+	got := drain(t, g, 2)
+	if b := got["busy"]; !b.Valid {
+		t.Errorf("the job holding the slot: %+v", b)
+	}
+	r := got["j"]
 	if r.Reused || !r.Valid || !strings.Contains(r.Output, "nonce") {
 		t.Errorf("taken over: %+v", r)
 	}
-	if st := cache.Stats(); st.Executed != 1 || st.Reused != 0 {
-		t.Errorf("stats %+v, want it executed here", st)
+	if st := cache.Stats(); st.Executed != 2 || st.Reused != 0 {
+		t.Errorf("stats %+v, want both executed here", st)
 	}
 	if got := cache.Slots(); got != 1 {
 		t.Errorf("slots %d after, want the pool's 1", got)
