@@ -64,6 +64,7 @@ func testConfig() Config {
 	c := DefaultConfig()
 	c.Budget, c.ImproveFraction, c.NormalizeAdvantages, c.MaxStaleness = time.Hour, 0, false, -1
 	c.Utility = UtilityReward // the arithmetic below is on rewards; utility_test.go covers ranks
+	c.TimeCharge = 0          // nor a charge on time: TestTimeCharge and TestTimeChargeInUpdate cover it
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/runfolder"
 )
 
@@ -23,8 +24,10 @@ func TestTrainInitPolicy(t *testing.T) {
 	taskDir := "../../policy/recipe/testdata/tiny-churn"
 	first := filepath.Join(t.TempDir(), "first")
 	var stderr bytes.Buffer
+	// The drain lets the first run's programs finish after its budget, so it
+	// completes a batch and updates however loaded the machine is.
 	if code := run(context.Background(), []string{"train", "--task", taskDir, "--out", first,
-		"--budget", "10s", "--workers", "2", "--batch", "2", "--timeout", "30s"}, io.Discard, &stderr); code != 0 {
+		"--budget", "10s", "--drain", "30s", "--workers", "2", "--batch", "2", "--timeout", "30s"}, io.Discard, &stderr); code != 0 {
 		t.Fatalf("first train exit %d:\n%s", code, stderr.String())
 	}
 	var st struct {
@@ -63,5 +66,10 @@ func TestTrainInitPolicy(t *testing.T) {
 	var rc runConfig
 	if b, err := os.ReadFile(filepath.Join(second, runConfigFile)); err != nil || json.Unmarshal(b, &rc) != nil || rc.InitPolicy != first {
 		t.Errorf("run.json init_policy %q, want %q (%v)", rc.InitPolicy, first, err)
+	}
+	// Kept explicitly, so a resume continues with the charge the run began
+	// with (a run.json from before the default had none: 0, as it ran).
+	if rc.TimeCharge != rl.DefaultTimeCharge {
+		t.Errorf("run.json time_charge %v, want the default %v", rc.TimeCharge, rl.DefaultTimeCharge)
 	}
 }

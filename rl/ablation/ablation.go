@@ -216,6 +216,7 @@ func one(ctx context.Context, cfg Config, seed uint64, aware bool) (Run, error) 
 	lc := rl.DefaultConfig()
 	lc.RunID = fmt.Sprintf("ablation-s%d", seed)
 	lc.Batch, lc.Budget, lc.DurationAware, lc.Seed, lc.MaxStaleness = cfg.Batch, cfg.Budget, aware, seed, cfg.MaxStaleness
+	lc.TimeCharge = 0 // the paper's two updates, nothing else: a charge on time would blur what the ablation isolates
 	if cfg.Utility != "" {
 		lc.Utility = cfg.Utility
 	}
