@@ -351,6 +351,22 @@ func (c *Cache) failed(ctx context.Context, id string) {
 	}
 }
 
+// Close lets go of the folder's locks on the jobs this cache was running,
+// for a run that stops with jobs unfinished: another run on the folder then
+// takes them over instead of waiting for executions that will not come. (A
+// process that ends lets go of them anyway; a server restarted in the same
+// process, or a second run in it, needs Close.) It leaves the inner executor
+// alone.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	claims := c.claims
+	c.claims = map[string]func(){}
+	c.mu.Unlock()
+	for _, release := range claims {
+		release()
+	}
+}
+
 // Busy is the inner executor's, when it knows it.
 func (c *Cache) Busy() int {
 	if b, ok := c.inner.(interface{ Busy() int }); ok {

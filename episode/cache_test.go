@@ -346,3 +346,28 @@ func TestCacheTakesOverFromAProcessThatEnded(t *testing.T) {
 		t.Errorf("slots %d after, want the pool's 1", got)
 	}
 }
+
+// A cache that stops with a job unfinished lets go of its lock, so a run
+// started after it on the folder (a server restarted in the same process)
+// runs the job instead of waiting for it.
+func TestCacheCloseReleasesItsLocks(t *testing.T) {
+	p := tiny(t)
+	dir := t.TempDir()
+	cache := NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, dir))
+	g := NewGraded(cache, []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
+	job := Job{ID: "j", Task: p.Task.Name, Kind: Scratch, Code: sleepy(5)}
+	if err := g.Submit(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	job.Data, job.Settings = p.Data, Settings{Instrument: "ast"}
+	other := mustStore(t, dir)
+	if _, ok, err := other.claim(job.Key()); ok || err != nil {
+		t.Fatalf("while the cache runs it: claimed %v (%v), want held", ok, err)
+	}
+	cache.Close()
+	release, ok, err := other.claim(job.Key())
+	if !ok || err != nil {
+		t.Fatalf("after Close: claimed %v (%v), want free", ok, err)
+	}
+	release()
+}

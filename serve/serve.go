@@ -232,6 +232,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.stop()
 	<-s.done
+	s.cache.Close() // the loop that drove it has ended
 	s.mu.Lock()
 	lost := s.inflight + len(s.queue) + s.logging
 	for _, e := range s.eps {

@@ -24,7 +24,10 @@ type runEnv struct {
 	cache *episode.Cache
 }
 
-func (r runEnv) Close() { r.q.Close() }
+func (r runEnv) Close() {
+	r.cache.Close()
+	r.q.Close()
+}
 
 // queueFlags say where train's job queue lives. They are not part of the run's
 // settings (run.json): a resumed run may be served from another address.
