@@ -264,6 +264,22 @@ func TestStoreMemoryBounded(t *testing.T) {
 	}
 }
 
+// folderCache is a cache on the folder dir in front of a one-slot pool, and
+// the grading in front of it (AST instrumentation), as a run on dir has.
+func folderCache(t *testing.T, p *Prepared, dir string) (*Cache, *Graded) {
+	t.Helper()
+	cache := NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, dir))
+	return cache, NewGraded(cache, []*Prepared{p}, Reward{}, gradedSettings)
+}
+
+var gradedSettings = Settings{Instrument: "ast"}
+
+// gradedKey is job's key once folderCache's grading has filled it in.
+func gradedKey(p *Prepared, job Job) string {
+	job.Data, job.Settings = p.Data, gradedSettings
+	return job.Key()
+}
+
 // Two runs in separate processes on one cache folder (here: two caches, each
 // with its own pool and store, the folder's lock being the kernel's): the
 // job one is running is not run by the other, which waits and gets its
@@ -274,8 +290,7 @@ func TestCacheWaitsForAnotherProcess(t *testing.T) {
 	var gs [2]*Graded
 	var caches [2]*Cache
 	for i := range gs {
-		caches[i] = NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, dir))
-		gs[i] = NewGraded(caches[i], []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
+		caches[i], gs[i] = folderCache(t, p, dir)
 	}
 	ctx := context.Background()
 	for i, g := range gs {
@@ -309,11 +324,10 @@ func TestCacheWaitsForAnotherProcess(t *testing.T) {
 func TestCacheTakesOverFromAProcessThatEnded(t *testing.T) {
 	p := tiny(t)
 	dir := t.TempDir()
-	cache := NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, dir))
-	g := NewGraded(cache, []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
-	job := Job{ID: "j", Task: p.Task.Name, Kind: Scratch, Code: nonceProgram, Data: p.Data, Settings: Settings{Instrument: "ast"}}
+	cache, g := folderCache(t, p, dir)
+	job := Job{ID: "j", Task: p.Task.Name, Kind: Scratch, Code: nonceProgram}
 	other := mustStore(t, dir)
-	release, ok, err := other.claim(job.Key())
+	release, ok, err := other.claim(gradedKey(p, job))
 	if err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
@@ -353,19 +367,17 @@ func TestCacheTakesOverFromAProcessThatEnded(t *testing.T) {
 func TestCacheCloseReleasesItsLocks(t *testing.T) {
 	p := tiny(t)
 	dir := t.TempDir()
-	cache := NewCache(realPool(t, p, 1, Settings{Timeout: time.Minute}), mustStore(t, dir))
-	g := NewGraded(cache, []*Prepared{p}, Reward{}, Settings{Instrument: "ast"})
+	cache, g := folderCache(t, p, dir)
 	job := Job{ID: "j", Task: p.Task.Name, Kind: Scratch, Code: sleepy(5)}
 	if err := g.Submit(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
-	job.Data, job.Settings = p.Data, Settings{Instrument: "ast"}
 	other := mustStore(t, dir)
-	if _, ok, err := other.claim(job.Key()); ok || err != nil {
+	if _, ok, err := other.claim(gradedKey(p, job)); ok || err != nil {
 		t.Fatalf("while the cache runs it: claimed %v (%v), want held", ok, err)
 	}
 	cache.Close()
-	release, ok, err := other.claim(job.Key())
+	release, ok, err := other.claim(gradedKey(p, job))
 	if !ok || err != nil {
 		t.Fatalf("after Close: claimed %v (%v), want free", ok, err)
 	}
