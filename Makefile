@@ -4,7 +4,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: setup build run test test-long lint suite unseen bench
+.PHONY: setup build run test test-long lint suite unseen tuning bench
 
 setup:
 	./scripts/setup.sh
@@ -63,6 +63,11 @@ suite:
 unseen:
 	./scripts/setup.sh --unseen
 	$(GO) run ./cmd/mlerl suite build --set unseen --out bench/unseen
+
+# Rebuild the tuning tasks of bench/tuning/ in place.
+tuning:
+	./scripts/setup.sh --tuning
+	$(GO) run ./cmd/mlerl suite build --set tuning --out bench/tuning
 
 # The measurements behind bench/RESULTS.md: the hand-written baselines, then
 # `mlerl train --budget 4m` on every suite task (about an hour on 2 cores).

@@ -4,6 +4,7 @@
 #   scripts/setup.sh          runtime: Debian's Python ML stack and bubblewrap, Go modules
 #   scripts/setup.sh --suite  also R and the r-cran data packages (only to rebuild the suite)
 #   scripts/setup.sh --unseen also R, the r-cran data packages and wordnet-base of bench/unseen/ (only to rebuild it)
+#   scripts/setup.sh --tuning also fortunes, the data of bench/tuning/ (only to rebuild it)
 #   scripts/setup.sh --bench  also jq, for the scripts in bench/
 #   scripts/setup.sh --browser also chromium, for the browser tests of `mlerl ui` (make test-long)
 set -euo pipefail
@@ -13,6 +14,7 @@ pkgs=(python3 python3-numpy python3-pandas python3-scipy python3-sklearn python3
 case "${1:-}" in
 --suite) pkgs+=(r-base-core r-cran-modeldata r-cran-janeaustenr r-cran-mlbench) ;;
 --unseen) pkgs+=(r-base-core r-cran-modeldata r-cran-dslabs wordnet-base) ;;
+--tuning) pkgs+=(fortunes) ;;
 --bench) pkgs+=(jq) ;;
 --browser) pkgs+=(chromium) ;;
 esac

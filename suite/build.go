@@ -45,7 +45,7 @@ type taskDef struct {
 }
 
 // taskSet is what one build makes: the R script (under build/) that exports
-// the raw data, the R packages it needs, whether the digit images are written
+// the raw data ("" for a set made from data files alone), the R packages it needs, whether the digit images are written
 // too, and the tasks.
 type taskSet struct {
 	name      string
@@ -75,9 +75,10 @@ var suiteSet = &taskSet{
 	defs:   taskDefs,
 }
 
-// Sets names the task sets BuildSet knows: "suite" (the embedded tasks) and
-// "unseen" (bench/unseen/).
-func Sets() []string { return []string{"suite", "unseen"} }
+// Sets names the task sets BuildSet knows: "suite" (the embedded tasks),
+// "unseen" (bench/unseen/, held out from tuning) and "tuning"
+// (bench/tuning/, tuned on beside the suite).
+func Sets() []string { return []string{"suite", "unseen", "tuning"} }
 
 func setNamed(name string) (*taskSet, error) {
 	switch name {
@@ -85,6 +86,8 @@ func setNamed(name string) (*taskSet, error) {
 		return suiteSet, nil
 	case "unseen":
 		return unseenSet, nil
+	case "tuning":
+		return tuningSet, nil
 	}
 	return nil, fmt.Errorf("unknown task set %q (want one of %s)", name, strings.Join(Sets(), ", "))
 }
@@ -108,26 +111,12 @@ func CheckSetTools(ctx context.Context, set string) error {
 
 func checkTools(ctx context.Context, set *taskSet, py string) error {
 	var missing []string
-	if _, err := exec.LookPath("Rscript"); err != nil {
-		missing = append(missing, "r-base-core")
-		for _, p := range set.rPackages {
-			missing = append(missing, p.deb)
-		}
-	} else {
-		var names []string
-		for _, p := range set.rPackages {
-			names = append(names, fmt.Sprintf("%q", p.r))
-		}
-		script := fmt.Sprintf(`for (p in c(%s)) if (!requireNamespace(p, quietly = TRUE)) cat(p, "\n")`, strings.Join(names, ","))
-		out, err := command(ctx, "Rscript", "-e", script).Output()
+	if set.script != "" { // a set without an R export reads Debian data files only
+		m, err := missingR(ctx, set)
 		if err != nil {
-			return fmt.Errorf("check R packages: %w", err)
+			return err
 		}
-		for _, p := range set.rPackages {
-			if slices.Contains(strings.Fields(string(out)), p.r) {
-				missing = append(missing, p.deb)
-			}
-		}
+		missing = m
 	}
 	for _, f := range set.files {
 		if _, err := os.Stat(f.path); err != nil && !slices.Contains(missing, f.deb) {
@@ -145,6 +134,34 @@ func checkTools(ctx context.Context, set *taskSet, py string) error {
 		return &MissingError{Packages: missing}
 	}
 	return nil
+}
+
+// missingR lists the Debian packages of R and the set's R data packages that
+// are not installed.
+func missingR(ctx context.Context, set *taskSet) ([]string, error) {
+	var missing []string
+	if _, err := exec.LookPath("Rscript"); err != nil {
+		missing = append(missing, "r-base-core")
+		for _, p := range set.rPackages {
+			missing = append(missing, p.deb)
+		}
+		return missing, nil
+	}
+	var names []string
+	for _, p := range set.rPackages {
+		names = append(names, fmt.Sprintf("%q", p.r))
+	}
+	script := fmt.Sprintf(`for (p in c(%s)) if (!requireNamespace(p, quietly = TRUE)) cat(p, "\n")`, strings.Join(names, ","))
+	out, err := command(ctx, "Rscript", "-e", script).Output()
+	if err != nil {
+		return nil, fmt.Errorf("check R packages: %w", err)
+	}
+	for _, p := range set.rPackages {
+		if slices.Contains(strings.Fields(string(out)), p.r) {
+			missing = append(missing, p.deb)
+		}
+	}
+	return missing, nil
 }
 
 // missingPython lists the Debian packages of Python and the modules the digit
@@ -223,7 +240,10 @@ func buildSet(ctx context.Context, set *taskSet, out string, log io.Writer) erro
 		return fmt.Errorf("%s build: %w", set.name, err)
 	}
 	defer os.RemoveAll(work)
-	scripts := []string{set.script}
+	var scripts []string
+	if set.script != "" {
+		scripts = append(scripts, set.script)
+	}
 	if set.digits {
 		scripts = append(scripts, "digits.py")
 	}
@@ -237,9 +257,13 @@ func buildSet(ctx context.Context, set *taskSet, out string, log io.Writer) erro
 		}
 	}
 	raw := filepath.Join(work, "raw")
-	fmt.Fprintf(log, "%s: exporting raw data with R\n", set.name)
-	if err := run(ctx, log, "Rscript", filepath.Join(work, set.script), raw); err != nil {
-		return fmt.Errorf("%s build: export: %w", set.name, err)
+	if set.script != "" {
+		fmt.Fprintf(log, "%s: exporting raw data with R\n", set.name)
+		if err := run(ctx, log, "Rscript", filepath.Join(work, set.script), raw); err != nil {
+			return fmt.Errorf("%s build: export: %w", set.name, err)
+		}
+	} else if err := os.MkdirAll(raw, 0o755); err != nil {
+		return fmt.Errorf("%s build: %w", set.name, err)
 	}
 	for _, f := range set.files {
 		b, err := os.ReadFile(f.path)

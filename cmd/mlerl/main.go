@@ -43,8 +43,8 @@ commands:
                                the environment for external LM trainers over HTTP (docs/serve.md); a non-loopback
                                --listen requires a token: $MLERL_SERVE_TOKEN, or one made in DIR/serve-token
   ui [--listen ADDR] DIR...    live web view of run folders as they grow (several overlaid); docs/ui.md
-  suite build [--set suite|unseen] [--out DIR] [--verify]
-                               rebuild the suite (or the unseen set) from Debian packages; --verify checks the suite
+  suite build [--set suite|unseen|tuning] [--out DIR] [--verify]
+                               rebuild the suite (or the unseen or tuning set) from Debian packages; --verify checks the suite
   bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--table hpc-job-class|letter-recognition|synthetic|FILE]
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)
   bench record-replay --task T --out FILE [--plans N] [--repeats R]

@@ -12,7 +12,7 @@ import (
 	"github.com/mlerl/mlerl/suite"
 )
 
-const suiteUsage = "usage: mlerl suite build [--set suite|unseen] [--out DIR] [--verify]"
+const suiteUsage = "usage: mlerl suite build [--set suite|unseen|tuning] [--out DIR] [--verify]"
 
 // runSuite rebuilds the task suite from the Debian packages and, with
 // --verify, checks the result byte for byte against the recorded checksums.
@@ -27,7 +27,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("suite build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "folder to build the task folders into (default: a new temporary folder)")
-	set := fs.String("set", "suite", "which tasks: suite (the embedded ten) or unseen (held out from tuning; bench/unseen/)")
+	set := fs.String("set", "suite", "which tasks: suite (the embedded ten), unseen (held out from tuning; bench/unseen/) or tuning (tuned on beside the suite; bench/tuning/)")
 	verify := fs.Bool("verify", false, "compare every file's SHA-256 with the recorded suite/SHA256SUMS; exit 1 on a difference")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
