@@ -215,7 +215,7 @@ func splitKeyPairs(key string) [][2]string {
 	return out
 }
 
-// TestCostPriorOnSuite logs, per suite task, the predicted one-thread
+// TestCostPriorOnSuite logs, per suite and tuning task, the predicted one-thread
 // seconds of a fresh policy's plans (median and 90th percentile of 200)
 // without a limit and under 60 s: what the avoidance does to the prior's
 // typical duration (docs/learning.md, "The prior"). It fails only when the
@@ -224,7 +224,7 @@ func TestCostPriorOnSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a few seconds per suite task")
 	}
-	dirs := suiteTasks()
+	dirs := fitTasks()
 	if len(dirs) == 0 {
 		t.Skip("no suite/tasks in this checkout")
 	}

@@ -69,6 +69,17 @@ func suiteTasks() []string {
 	return out
 }
 
+// fitTasks are the tasks the cost model may be fitted on and measured for:
+// the suite's, then bench/tuning's. Never bench/unseen's.
+func fitTasks() []string {
+	dirs, _ := filepath.Glob("../../bench/tuning/*/task.yaml")
+	out := suiteTasks()
+	for _, d := range dirs {
+		out = append(out, filepath.Dir(d))
+	}
+	return out
+}
+
 // samplePlans is Default's plan, then n random plans each followed by a
 // random improvement of it.
 func samplePlans(p *Profile, rng *rand.Rand, n int) []*Plan {

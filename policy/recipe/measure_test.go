@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"regexp"
@@ -29,18 +30,20 @@ type measured struct {
 	Stage     string  `json:"stage,omitempty"`   // where it failed, from its own progress prints
 }
 
-// TestSuitePlans runs a sample of plans on every suite task: the named plans
-// and a few random ones. It takes tens of minutes, so it runs only when asked
+// TestSuitePlans runs a sample of plans on every suite and tuning task (fitTasks):
+// the named plans and a few random ones. It takes tens of minutes, so it runs only when asked
 // (RECIPE_LONG=1, not with -short). RECIPE_MEASURE_OUT appends one JSON line
 // per run; RECIPE_RANDOM sets random plans per task (default 2), RECIPE_TASKS
 // limits the tasks (comma-separated names), RECIPE_PLANS the named plans (a
 // regular expression on Edit names), RECIPE_TIMEOUT the limit per run,
-// RECIPE_FIXTURES=1 runs on testdata's tiny tasks instead of the suite.
+// RECIPE_FIXTURES=1 runs on testdata's tiny tasks instead of the suite,
+// RECIPE_LOGISTIC_GRID=1 runs logisticGrid instead of the named and random
+// plans.
 func TestSuitePlans(t *testing.T) {
 	if testing.Short() || os.Getenv("RECIPE_LONG") == "" {
 		t.Skip("long: runs many programs per suite task; set RECIPE_LONG=1")
 	}
-	dirs := suiteTasks()
+	dirs := fitTasks()
 	if os.Getenv("RECIPE_FIXTURES") != "" { // the tiny fixtures instead: many random plans in little time
 		dirs = nil
 		for _, n := range fixtureTasks {
@@ -80,7 +83,11 @@ func TestSuitePlans(t *testing.T) {
 		if only != nil && !slices.Contains(only, p.Name) {
 			continue
 		}
-		for _, j := range suitePlanJobs(p, planRE, nRandom) {
+		jobs := suitePlanJobs(p, planRE, nRandom)
+		if os.Getenv("RECIPE_LOGISTIC_GRID") != "" {
+			jobs = logisticGrid(p)
+		}
+		for _, j := range jobs {
 			runSuiteJob(t, p, j, limit, out)
 		}
 	}
@@ -110,6 +117,34 @@ func suitePlanJobs(p *Profile, planRE *regexp.Regexp, nRandom int) []suiteJob {
 	for i := 0; i < nRandom; i++ {
 		pl := Random(p, rng)
 		jobs = append(jobs, suiteJob{"random " + strconv.Itoa(i+1), pl})
+	}
+	return jobs
+}
+
+// logisticGrid is logistic regression alone (no validation, ensemble or
+// calibration) at each C and iteration cap, on word, word+char and count
+// n-grams where the task has text: what the cost model needs to price the
+// solver's iterations (docs/learning.md, "The prior").
+func logisticGrid(p *Profile) []suiteJob {
+	texts := []string{""}
+	if p.HasText() {
+		texts = []string{"tfidf_word", "tfidf_word_char", "counts"}
+	}
+	var jobs []suiteJob
+	for _, text := range texts {
+		for _, c := range []string{"0.1", "1", "10"} {
+			for _, it := range []string{"100", "1000"} {
+				e := Edit{Name: fmt.Sprintf("logistic C=%s max_iter=%s %s", c, it, text), Choose: map[string]string{
+					"model.family": "logistic", "logistic.C": c, "logistic.max_iter": it,
+					"validation": "none", "ensemble": "none", "calibration": "none"}}
+				if text != "" {
+					e.Choose["features.text"] = text
+				}
+				if pl, ok := e.Apply(p); ok {
+					jobs = append(jobs, suiteJob{e.Name, pl})
+				}
+			}
+		}
 	}
 	return jobs
 }
