@@ -752,3 +752,38 @@ func TestDefaultTextFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestXGBoostRegressionStartsAtTheMean: with few trees and a small learning
+// rate, an XGBoost regression still starts from the target's mean, not from
+// XGBoost 1.7's fixed 0.5 (then 100 trees at 0.03 leave about 5% of the
+// mean as error): on tiny-meats (water about 60) it scores within half again
+// of the same model at learning rate 0.3, which converges either way
+// (not -short: two Python programs).
+func TestXGBoostRegressionStartsAtTheMean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two Python programs")
+	}
+	p := mustProfile(t, "testdata/tiny-meats")
+	score := func(rate string) float64 {
+		e := Edit{Name: "xgboost " + rate, Choose: map[string]string{"model.family": "xgboost", "xgb.n_estimators": "100",
+			"xgb.learning_rate": rate, "xgb.max_depth": "3", "xgb.subsample": "1.0", "validation": "none", "ensemble": "none"}}
+		pl, ok := e.Apply(p)
+		if !ok {
+			t.Fatalf("%s: not allowed on tiny-meats", e.Name)
+		}
+		code, err := Render(p, pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runProgram(t, p, code, 2*time.Minute)
+		if !r.Valid {
+			t.Fatalf("%s: %s\n%s", e.Name, r, r.Output)
+		}
+		return r.Score
+	}
+	slow, fast := score("0.03"), score("0.3")
+	t.Logf("tiny-meats, xgboost 100 trees: learning rate 0.03 %.3f, 0.3 %.3f", slow, fast)
+	if slow > 1.5*fast {
+		t.Fatalf("learning rate 0.03 scores %.3f, more than 1.5 times 0.3's %.3f: the boosting did not start at the mean", slow, fast)
+	}
+}

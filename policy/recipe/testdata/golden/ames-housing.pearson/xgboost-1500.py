@@ -22,7 +22,7 @@ N_JOBS = int(os.environ["OMP_NUM_THREADS"])
 
 import numpy as np
 import pandas as pd
-from sklearn.compose import ColumnTransformer
+from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder, StandardScaler
@@ -54,7 +54,7 @@ preprocess = ColumnTransformer([
 ])
 
 # The model: preprocessing followed by the estimator.
-estimator = XGBRegressor(n_estimators=1500, learning_rate=0.03, max_depth=6, subsample=0.8, tree_method="hist", n_jobs=N_JOBS, random_state=0)
+estimator = TransformedTargetRegressor(regressor=XGBRegressor(n_estimators=1500, learning_rate=0.03, max_depth=6, subsample=0.8, tree_method="hist", n_jobs=N_JOBS, random_state=0), transformer=StandardScaler(with_std=False))
 model = make_pipeline(preprocess, estimator)
 
 # Fit on every training row.

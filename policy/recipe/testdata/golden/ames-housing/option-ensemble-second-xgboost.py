@@ -24,7 +24,7 @@ N_JOBS = int(os.environ["OMP_NUM_THREADS"])
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.compose import ColumnTransformer
+from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.metrics import mean_squared_log_error
@@ -63,7 +63,7 @@ preprocess = ColumnTransformer([
 estimator = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.1, max_leaf_nodes=31, random_state=0)
 model = make_pipeline(preprocess, estimator)
 # A second, different model; the two predictions are averaged.
-second_estimator = XGBRegressor(n_estimators=400, learning_rate=0.1, max_depth=6, subsample=0.8, tree_method="hist", n_jobs=N_JOBS, random_state=0)
+second_estimator = TransformedTargetRegressor(regressor=XGBRegressor(n_estimators=400, learning_rate=0.1, max_depth=6, subsample=0.8, tree_method="hist", n_jobs=N_JOBS, random_state=0), transformer=StandardScaler(with_std=False))
 second_model = make_pipeline(clone(preprocess), second_estimator)
 
 # Hold out a fifth of the training rows to estimate the test score.

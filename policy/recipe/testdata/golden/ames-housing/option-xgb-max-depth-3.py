@@ -22,7 +22,7 @@ N_JOBS = int(os.environ["OMP_NUM_THREADS"])
 
 import numpy as np
 import pandas as pd
-from sklearn.compose import ColumnTransformer
+from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.metrics import mean_squared_log_error
 from sklearn.model_selection import train_test_split
@@ -57,7 +57,7 @@ preprocess = ColumnTransformer([
 ])
 
 # The model: preprocessing followed by the estimator.
-estimator = XGBRegressor(n_estimators=100, learning_rate=0.03, max_depth=3, subsample=1.0, tree_method="hist", n_jobs=N_JOBS, random_state=0)
+estimator = TransformedTargetRegressor(regressor=XGBRegressor(n_estimators=100, learning_rate=0.03, max_depth=3, subsample=1.0, tree_method="hist", n_jobs=N_JOBS, random_state=0), transformer=StandardScaler(with_std=False))
 model = make_pipeline(preprocess, estimator)
 
 # Hold out a fifth of the training rows to estimate the test score.

@@ -24,7 +24,7 @@ N_JOBS = int(os.environ["OMP_NUM_THREADS"])
 import numpy as np
 import pandas as pd
 from scipy.signal import savgol_filter
-from sklearn.compose import ColumnTransformer
+from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.metrics import mean_squared_log_error
 from sklearn.pipeline import make_pipeline
@@ -73,7 +73,7 @@ preprocess = ColumnTransformer([
 ])
 
 # The model: preprocessing followed by the estimator.
-estimator = XGBRegressor(n_estimators=400, learning_rate=0.1, max_depth=6, subsample=0.8, tree_method="hist", n_jobs=N_JOBS, random_state=0)
+estimator = TransformedTargetRegressor(regressor=XGBRegressor(n_estimators=400, learning_rate=0.1, max_depth=6, subsample=0.8, tree_method="hist", n_jobs=N_JOBS, random_state=0), transformer=StandardScaler(with_std=False))
 model = make_pipeline(preprocess, estimator)
 
 # Fit on every training row.
