@@ -19,7 +19,8 @@ import (
 //	units     = fits · rows^a · width · classes · iterations · calibration  (per fitted model)
 //	solver    = (classes / 2)^costSolver.classes · C^costSolver.c           (logistic regression; else 1)
 //
-// and for logistic regression width + costSolver.width in place of width.
+// and for logistic regression width + costSolver.width in place of width,
+// and costSolver.vocab · fits · vocabulary · classes more units.
 //
 // fits is how often the pipeline is fitted (validation: none 1, a holdout
 // 1.8, 5-fold 5); rows the training rows read (a = 2, in thousands, for
@@ -34,7 +35,8 @@ import (
 // classes and with weak regularisation (large C), which its work per pass
 // does not show; and its width gets costSolver.width added, the work per
 // row and class every pass does whatever the row's non-zeros (the
-// softmax over the classes). An average ensemble adds the second model's units and
+// softmax over the classes), and every pass works on each coefficient,
+// the n-gram vocabulary times the classes. An average ensemble adds the second model's units and
 // featurises again; pooling naive Bayes adds its word counts. The
 // exponents of units are fixed by how the algorithms scale, not fitted;
 // costFeaturise, one constant per family (and whether it gets n-grams,
@@ -60,7 +62,7 @@ const costAvoidShare = 0.5
 // runs each was fitted on (TestCostFit prints this table).
 var costPerUnit = map[string]float64{
 	"extra_trees":            9.3e-05, // 6 runs
-	"extra_trees/text":       1.7e-06, // 5 runs
+	"extra_trees/text":       1.8e-06, // 5 runs
 	"gradient_boosting":      4.8e-06, // 1 runs
 	"gradient_boosting/text": 2.2e-05, // 2 runs
 	"hist_gb":                4.1e-05, // 42 runs
@@ -68,27 +70,27 @@ var costPerUnit = map[string]float64{
 	"knn":                    3.8e-07, // 14 runs
 	"knn/text":               2.6e-06, // 5 runs
 	"linear_svm":             1.8e-06, // 7 runs
-	"linear_svm/text":        2.9e-08, // 47 runs
-	"logistic":               3.1e-08, // 22 runs
-	"logistic/text":          1.5e-07, // 55 runs
+	"linear_svm/text":        7.7e-08, // 53 runs
+	"logistic":               4.4e-08, // 26 runs
+	"logistic/text":          1.3e-07, // 81 runs
 	"mlp":                    4.1e-05, // 12 runs
 	"mlp/text":               0.00039, // 4 runs
-	"naive_bayes":            2.4e-07, // 15 runs
-	"naive_bayes/text":       3.5e-11, // 5 runs
+	"naive_bayes":            2.3e-07, // 17 runs
+	"naive_bayes/text":       1.2e-07, // 9 runs
 	"pls":                    6.3e-10, // 1 runs
 	"random_forest":          1.3e-05, // 8 runs
 	"random_forest/text":     1.8e-05, // 3 runs
 	"ridge":                  1.7e-09, // 28 runs
-	"ridge/text":             8e-09,   // 4 runs
+	"ridge/text":             3.1e-08, // 4 runs
 	"svm_rbf":                1.6e-06, // 11 runs
 	"svm_rbf/text":           2.6e-05, // 4 runs
-	"xgboost":                5.6e-06, // 23 runs
+	"xgboost":                6e-06,   // 25 runs
 	"xgboost/text":           0.00012, // 6 runs
 }
 
 // costFeaturise is the fitted seconds per n-gram occurrence a text
 // featuriser makes (TestCostFit).
-var costFeaturise = 1.2e-06
+var costFeaturise = 1.1e-06
 
 // squareRows are the families whose fit grows with the square of the rows
 // (a kernel matrix, or distances from every predicted row to every training
@@ -128,16 +130,18 @@ type costModel struct {
 	units float64
 	// lnClasses and lnC are the logs of the solver term's factors (classes
 	// / 2 and C; 0 when they do not apply); perWidth is units per unit of
-	// width, for the solver's width (0 when it does not apply).
-	lnClasses, lnC, perWidth float64
+	// width, for the solver's width, and coefficients the fits times the
+	// coefficients (vocabulary × classes), for its vocabulary term (0 when
+	// they do not apply).
+	lnClasses, lnC, perWidth, coefficients float64
 }
 
 // solverTerms are the solver term's fitted constants.
-type solverTerms struct{ classes, c, width float64 }
+type solverTerms struct{ classes, c, width, vocab float64 }
 
 // seconds is the model's share of the prediction with the given constants.
 func (m costModel) seconds(perUnit float64, sv solverTerms) float64 {
-	return perUnit * (m.units + sv.width*m.perWidth) * math.Exp(sv.classes*m.lnClasses+sv.c*m.lnC)
+	return perUnit * (m.units + sv.width*m.perWidth + sv.vocab*m.coefficients) * math.Exp(sv.classes*m.lnClasses+sv.c*m.lnC)
 }
 
 // costSolver is the solver term (TestCostFit): lbfgs's iterations for
@@ -145,7 +149,7 @@ func (m costModel) seconds(perUnit float64, sv solverTerms) float64 {
 // each pass does width more units per row and class than its non-zeros.
 // Fitted on fortune-category's logistic grid beside the suite: the suite
 // alone has no text task of more than 6 classes.
-var costSolver = solverTerms{classes: 0.10, c: 0.21, width: 310}
+var costSolver = solverTerms{classes: 0.06, c: 0.21, width: 160, vocab: 41}
 
 // planTerms are the plan's units of work (see the top of this file); false
 // for a table of images.
@@ -193,8 +197,38 @@ func newCostModel(p *Profile, c choices, fam string, hp choices, units float64) 
 			m.lnC = min(m.lnC, 0)
 		}
 		m.perWidth = units / planWidth(p, c)
+		if rows := rowsShare(c) * float64(p.TrainRows); rows > 0 {
+			m.coefficients = m.perWidth / rows * textVocabulary(p, c, rows)
+		}
 	}
 	return m
+}
+
+// textVocabulary is how many n-gram features the plan's text featurisers
+// make: features.text_max per vectoriser (two for a word+char union, the
+// next power of two for hashing), per text column unless they are joined,
+// and at most the n-gram occurrences in the rows read; 0 without text.
+func textVocabulary(p *Profile, c choices, rows float64) float64 {
+	texts := p.Kinds(KindText)
+	if !typed(c) || len(texts) == 0 {
+		return 0
+	}
+	limit, err := parseFloat(c["features.text_max"])
+	if err != nil || limit <= 0 {
+		return 0
+	}
+	per := limit
+	switch nz := textNonzeros[c["features.text"]]; {
+	case c["features.text"] == "hashing":
+		per = math.Exp2(math.Ceil(math.Log2(limit)))
+	case nz.perWord > 0 && nz.perChar > 0:
+		per = 2 * limit
+	}
+	columns := float64(len(texts))
+	if c["features.text_columns"] == "joined" {
+		columns = 1
+	}
+	return min(per*columns, rows*textOccurrences(p, c))
 }
 
 // modelUnits is one fit of family fam with hyperparameters hp: rows (their

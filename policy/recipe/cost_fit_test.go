@@ -38,6 +38,11 @@ var costFitFiles = []string{
 	// (not its first pass, -load3, nor the prior's samples measured beside
 	// it: at a load of 3-4 the same plans took twice as long).
 	"../../bench/results/cost-logistic-grid-fortune-a8603ba.jsonl",
+	// and the prior's samples under the cost model before and after the
+	// solver term, two programs at a time (a load of 2, as the suite's
+	// prior files): hashed, 1-2-gram and 200,000-feature vocabularies.
+	"../../bench/results/prior-failures-tuning-a8603ba-load2.jsonl",
+	"../../bench/results/prior-failures-tuning-89aca0d-load2.jsonl",
 }
 
 // loadCostRuns reads costFitFiles: the valid runs and the timed-out ones
@@ -125,16 +130,18 @@ func costFit(runs []costRun) (f costFitted, rms float64, n int, resid []float64)
 	for i, k := range keys {
 		idx[k] = i + 1
 	}
-	// Then the solver term's exponents, starting at 0 (no term), and the log
-	// of its width.
-	sc, sC, sW := len(keys)+1, len(keys)+2, len(keys)+3
-	k := len(keys) + 4
+	// Then the solver term's exponents, starting at 0 (no term), and the
+	// logs of its width and vocabulary constants.
+	sc, sC, sW, sV := len(keys)+1, len(keys)+2, len(keys)+3, len(keys)+4
+	k := len(keys) + 5
 	x := make([]float64, k)
 	for i := range x {
 		x[i] = math.Log(1e-6)
 	}
-	x[sc], x[sC], x[sW] = 0, 0, math.Log(10)
-	solver := func() solverTerms { return solverTerms{classes: x[sc], c: x[sC], width: math.Exp(x[sW])} }
+	x[sc], x[sC], x[sW], x[sV] = 0, 0, math.Log(10), math.Log(10)
+	solver := func() solverTerms {
+		return solverTerms{classes: x[sc], c: x[sC], width: math.Exp(x[sW]), vocab: math.Exp(x[sV])}
+	}
 	y := make([]float64, len(runs))
 	for i, r := range runs {
 		y[i] = math.Log(r.seconds)
@@ -155,8 +162,9 @@ func costFit(runs []costRun) (f costFitted, rms float64, n int, resid []float64)
 			grad[idx[m.key]] += v
 			grad[sc] += v * m.lnClasses
 			grad[sC] += v * m.lnC
-			if m.perWidth > 0 {
-				grad[sW] += v * sv.width * m.perWidth / (m.units + sv.width*m.perWidth)
+			if total := m.units + sv.width*m.perWidth + sv.vocab*m.coefficients; m.perWidth > 0 {
+				grad[sW] += v * sv.width * m.perWidth / total
+				grad[sV] += v * sv.vocab * m.coefficients / total
 			}
 		}
 		for j := range grad {
@@ -288,7 +296,7 @@ func TestCostFit(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "var costFeaturise = %.2g\n", featurise)
-	fmt.Fprintf(&b, "var costSolver = solverTerms{classes: %.2f, c: %.2f, width: %.2g}\n", fit.solver.classes, fit.solver.c, fit.solver.width)
+	fmt.Fprintf(&b, "var costSolver = solverTerms{classes: %.2f, c: %.2f, width: %.2g, vocab: %.2g}\n", fit.solver.classes, fit.solver.c, fit.solver.width, fit.solver.vocab)
 	b.WriteString("var costPerUnit = map[string]float64{\n")
 	for _, f := range keys {
 		fmt.Fprintf(&b, "\t%q: %.2g, // %d runs\n", f, perUnit[f], count[f])
@@ -299,7 +307,8 @@ func TestCostFit(t *testing.T) {
 	if !close(costFeaturise, featurise) {
 		t.Errorf("costFeaturise = %g, the fit gives %.2g", costFeaturise, featurise)
 	}
-	if math.Abs(costSolver.classes-fit.solver.classes) > 0.02 || math.Abs(costSolver.c-fit.solver.c) > 0.02 || !close(costSolver.width, fit.solver.width) {
+	if math.Abs(costSolver.classes-fit.solver.classes) > 0.02 || math.Abs(costSolver.c-fit.solver.c) > 0.02 ||
+		!close(costSolver.width, fit.solver.width) || !close(costSolver.vocab, fit.solver.vocab) {
 		t.Errorf("costSolver = %+v; the fit gives %+v", costSolver, fit.solver)
 	}
 	for _, f := range keys {
