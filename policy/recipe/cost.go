@@ -17,7 +17,8 @@ import (
 //	seconds   = costOverhead + costFeaturise · featurise + Σ costPerUnit[key] · units · solver
 //	featurise = fits · rows · n-gram occurrences per row (text featurisers)
 //	units     = fits · rows^a · width · classes · iterations · calibration  (per fitted model)
-//	solver    = (classes / 2)^costSolver.classes · C^costSolver.c           (logistic regression; else 1)
+//	solver    = (classes / 2)^costSolver.classes · C^costSolver.c           (logistic regression)
+//	          = (classes / 2)^costSolver.svmClasses                         (linear SVM; else 1)
 //
 // and for logistic regression width + costSolver.width in place of width,
 // and costSolver.vocab · fits · vocabulary · classes more units.
@@ -62,26 +63,26 @@ const costAvoidShare = 0.5
 // runs each was fitted on (TestCostFit prints this table).
 var costPerUnit = map[string]float64{
 	"extra_trees":            9.3e-05, // 6 runs
-	"extra_trees/text":       1.8e-06, // 5 runs
+	"extra_trees/text":       1.7e-06, // 5 runs
 	"gradient_boosting":      4.8e-06, // 1 runs
 	"gradient_boosting/text": 2.2e-05, // 2 runs
 	"hist_gb":                4.1e-05, // 42 runs
 	"kernel_ridge":           2.5e-06, // 11 runs
 	"knn":                    3.8e-07, // 14 runs
 	"knn/text":               2.6e-06, // 5 runs
-	"linear_svm":             1.8e-06, // 7 runs
-	"linear_svm/text":        7.7e-08, // 53 runs
-	"logistic":               4.4e-08, // 26 runs
-	"logistic/text":          1.3e-07, // 81 runs
+	"linear_svm":             1.1e-07, // 7 runs
+	"linear_svm/text":        1.7e-08, // 53 runs
+	"logistic":               4.8e-08, // 26 runs
+	"logistic/text":          1.2e-07, // 81 runs
 	"mlp":                    4.1e-05, // 12 runs
 	"mlp/text":               0.00039, // 4 runs
 	"naive_bayes":            2.3e-07, // 17 runs
-	"naive_bayes/text":       1.2e-07, // 9 runs
+	"naive_bayes/text":       6.5e-08, // 9 runs
 	"pls":                    6.3e-10, // 1 runs
 	"random_forest":          1.3e-05, // 8 runs
 	"random_forest/text":     1.8e-05, // 3 runs
 	"ridge":                  1.7e-09, // 28 runs
-	"ridge/text":             3.1e-08, // 4 runs
+	"ridge/text":             2.3e-08, // 4 runs
 	"svm_rbf":                1.6e-06, // 11 runs
 	"svm_rbf/text":           2.6e-05, // 4 runs
 	"xgboost":                6e-06,   // 25 runs
@@ -134,14 +135,18 @@ type costModel struct {
 	// coefficients (vocabulary × classes), for its vocabulary term (0 when
 	// they do not apply).
 	lnClasses, lnC, perWidth, coefficients float64
+	// lnSVMClasses is the log of classes / 2 for a linear SVM (one binary
+	// problem per class, whose solver too takes longer on many classes).
+	lnSVMClasses float64
 }
 
 // solverTerms are the solver term's fitted constants.
-type solverTerms struct{ classes, c, width, vocab float64 }
+type solverTerms struct{ classes, c, width, vocab, svmClasses float64 }
 
 // seconds is the model's share of the prediction with the given constants.
 func (m costModel) seconds(perUnit float64, sv solverTerms) float64 {
-	return perUnit * (m.units + sv.width*m.perWidth + sv.vocab*m.coefficients) * math.Exp(sv.classes*m.lnClasses+sv.c*m.lnC)
+	return perUnit * (m.units + sv.width*m.perWidth + sv.vocab*m.coefficients) *
+		math.Exp(sv.classes*m.lnClasses+sv.c*m.lnC+sv.svmClasses*m.lnSVMClasses)
 }
 
 // costSolver is the solver term (TestCostFit): lbfgs's iterations for
@@ -149,7 +154,7 @@ func (m costModel) seconds(perUnit float64, sv solverTerms) float64 {
 // each pass does width more units per row and class than its non-zeros.
 // Fitted on fortune-category's logistic grid beside the suite: the suite
 // alone has no text task of more than 6 classes.
-var costSolver = solverTerms{classes: 0.06, c: 0.21, width: 160, vocab: 41}
+var costSolver = solverTerms{classes: 0.04, c: 0.20, width: 180, vocab: 45, svmClasses: 1.06}
 
 // planTerms are the plan's units of work (see the top of this file); false
 // for a table of images.
@@ -183,6 +188,9 @@ func planTerms(p *Profile, c choices) (costTerms, bool) {
 // solver term's factors.
 func newCostModel(p *Profile, c choices, fam string, hp choices, units float64) costModel {
 	m := costModel{key: costKey(p, c), units: units}
+	if k := familyClasses(p, c, fam); fam == "linear_svm" && k > 2 {
+		m.lnSVMClasses = math.Log(k / 2)
+	}
 	if fam == "logistic" {
 		if k := familyClasses(p, c, fam); k > 2 {
 			m.lnClasses = math.Log(k / 2)

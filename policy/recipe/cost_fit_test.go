@@ -132,15 +132,15 @@ func costFit(runs []costRun) (f costFitted, rms float64, n int, resid []float64)
 	}
 	// Then the solver term's exponents, starting at 0 (no term), and the
 	// logs of its width and vocabulary constants.
-	sc, sC, sW, sV := len(keys)+1, len(keys)+2, len(keys)+3, len(keys)+4
-	k := len(keys) + 5
+	sc, sC, sW, sV, sS := len(keys)+1, len(keys)+2, len(keys)+3, len(keys)+4, len(keys)+5
+	k := len(keys) + 6
 	x := make([]float64, k)
 	for i := range x {
 		x[i] = math.Log(1e-6)
 	}
-	x[sc], x[sC], x[sW], x[sV] = 0, 0, math.Log(10), math.Log(10)
+	x[sc], x[sC], x[sW], x[sV], x[sS] = 0, 0, math.Log(10), math.Log(10), 0
 	solver := func() solverTerms {
-		return solverTerms{classes: x[sc], c: x[sC], width: math.Exp(x[sW]), vocab: math.Exp(x[sV])}
+		return solverTerms{classes: x[sc], c: x[sC], width: math.Exp(x[sW]), vocab: math.Exp(x[sV]), svmClasses: x[sS]}
 	}
 	y := make([]float64, len(runs))
 	for i, r := range runs {
@@ -162,6 +162,7 @@ func costFit(runs []costRun) (f costFitted, rms float64, n int, resid []float64)
 			grad[idx[m.key]] += v
 			grad[sc] += v * m.lnClasses
 			grad[sC] += v * m.lnC
+			grad[sS] += v * m.lnSVMClasses
 			if total := m.units + sv.width*m.perWidth + sv.vocab*m.coefficients; m.perWidth > 0 {
 				grad[sW] += v * sv.width * m.perWidth / total
 				grad[sV] += v * sv.vocab * m.coefficients / total
@@ -189,7 +190,7 @@ func costFit(runs []costRun) (f costFitted, rms float64, n int, resid []float64)
 		// it, a family whose runs are all about costOverhead (logistic
 		// regression on small dense tables) lets the fit trade its
 		// constant for an absurd exponent.
-		for _, j := range []int{sc, sC} {
+		for _, j := range []int{sc, sC, sS} {
 			a[j][j] += costExponentPull
 			b[j] -= costExponentPull * x[j]
 		}
@@ -296,7 +297,8 @@ func TestCostFit(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "var costFeaturise = %.2g\n", featurise)
-	fmt.Fprintf(&b, "var costSolver = solverTerms{classes: %.2f, c: %.2f, width: %.2g, vocab: %.2g}\n", fit.solver.classes, fit.solver.c, fit.solver.width, fit.solver.vocab)
+	fmt.Fprintf(&b, "var costSolver = solverTerms{classes: %.2f, c: %.2f, width: %.2g, vocab: %.2g, svmClasses: %.2f}\n",
+		fit.solver.classes, fit.solver.c, fit.solver.width, fit.solver.vocab, fit.solver.svmClasses)
 	b.WriteString("var costPerUnit = map[string]float64{\n")
 	for _, f := range keys {
 		fmt.Fprintf(&b, "\t%q: %.2g, // %d runs\n", f, perUnit[f], count[f])
@@ -308,6 +310,7 @@ func TestCostFit(t *testing.T) {
 		t.Errorf("costFeaturise = %g, the fit gives %.2g", costFeaturise, featurise)
 	}
 	if math.Abs(costSolver.classes-fit.solver.classes) > 0.02 || math.Abs(costSolver.c-fit.solver.c) > 0.02 ||
+		math.Abs(costSolver.svmClasses-fit.solver.svmClasses) > 0.02 ||
 		!close(costSolver.width, fit.solver.width) || !close(costSolver.vocab, fit.solver.vocab) {
 		t.Errorf("costSolver = %+v; the fit gives %+v", costSolver, fit.solver)
 	}
