@@ -45,8 +45,8 @@ type taskDef struct {
 }
 
 // taskSet is what one build makes: the R script (under build/) that exports
-// the raw data ("" for a set made from data files alone), the R packages it needs, whether the digit images are written
-// too, and the tasks.
+// the raw data ("" for a set made from data files alone), the R packages it
+// needs, whether the digit images are written too, and the tasks.
 type taskSet struct {
 	name      string
 	script    string

@@ -122,3 +122,18 @@ func TestFortunesNeedEnoughPerCategory(t *testing.T) {
 		t.Fatalf("loadFortunes = %v, want an error naming zippy's count", err)
 	}
 }
+
+// TestCheckToolsOfASetWithoutR: a set made from data files alone needs no R,
+// and names the Debian package of a file it cannot find.
+func TestCheckToolsOfASetWithoutR(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no Rscript
+	set := &taskSet{name: "files", files: []debFile{{filepath.Join(t.TempDir(), "no-such-file"), "some-data-package"}}}
+	err := checkTools(context.Background(), set, filepath.Join(t.TempDir(), "python3"))
+	if !IsMissing(err) || err.Error() != "suite build needs Debian packages some-data-package (apt-get install some-data-package)" {
+		t.Fatalf("checkTools = %v, want a MissingError naming some-data-package alone", err)
+	}
+	set.files = nil
+	if err := checkTools(context.Background(), set, filepath.Join(t.TempDir(), "python3")); err != nil {
+		t.Fatalf("checkTools of a set needing nothing = %v", err)
+	}
+}
