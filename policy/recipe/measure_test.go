@@ -30,9 +30,9 @@ type measured struct {
 	Stage     string  `json:"stage,omitempty"`   // where it failed, from its own progress prints
 }
 
-// TestSuitePlans runs a sample of plans on every suite and tuning task (fitTasks):
-// the named plans and a few random ones. It takes tens of minutes, so it runs only when asked
-// (RECIPE_LONG=1, not with -short). RECIPE_MEASURE_OUT appends one JSON line
+// TestSuitePlans runs a sample of plans on every suite and tuning task
+// (fitTasks): the named plans and a few random ones. It takes tens of
+// minutes, so it runs only when asked (RECIPE_LONG=1, not with -short). RECIPE_MEASURE_OUT appends one JSON line
 // per run; RECIPE_RANDOM sets random plans per task (default 2), RECIPE_TASKS
 // limits the tasks (comma-separated names), RECIPE_PLANS the named plans (a
 // regular expression on Edit names), RECIPE_TIMEOUT the limit per run,
