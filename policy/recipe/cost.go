@@ -129,15 +129,15 @@ type costTerms struct {
 type costModel struct {
 	key   string // costKey
 	units float64
+	// svm says the solver term's classes exponent is a linear SVM's
+	// (one binary problem per class), not logistic regression's.
+	svm bool
 	// lnClasses and lnC are the logs of the solver term's factors (classes
 	// / 2 and C; 0 when they do not apply); perWidth is units per unit of
 	// width, for the solver's width, and coefficients the fits times the
 	// coefficients (vocabulary × classes), for its vocabulary term (0 when
 	// they do not apply).
 	lnClasses, lnC, perWidth, coefficients float64
-	// lnSVMClasses is the log of classes / 2 for a linear SVM (one binary
-	// problem per class, whose solver too takes longer on many classes).
-	lnSVMClasses float64
 }
 
 // solverTerms are the solver term's fitted constants.
@@ -146,14 +146,23 @@ type solverTerms struct{ classes, c, width, vocab, svmClasses float64 }
 // seconds is the model's share of the prediction with the given constants.
 func (m costModel) seconds(perUnit float64, sv solverTerms) float64 {
 	return perUnit * (m.units + sv.width*m.perWidth + sv.vocab*m.coefficients) *
-		math.Exp(sv.classes*m.lnClasses+sv.c*m.lnC+sv.svmClasses*m.lnSVMClasses)
+		math.Exp(m.classesExponent(sv)*m.lnClasses+sv.c*m.lnC)
+}
+
+// classesExponent is the solver term's exponent of classes / 2 for m.
+func (m costModel) classesExponent(sv solverTerms) float64 {
+	if m.svm {
+		return sv.svmClasses
+	}
+	return sv.classes
 }
 
 // costSolver is the solver term (TestCostFit): lbfgs's iterations for
-// logistic regression grow about as (classes / 2)^classes and C^c, and
-// each pass does width more units per row and class than its non-zeros.
-// Fitted on fortune-category's logistic grid beside the suite: the suite
-// alone has no text task of more than 6 classes.
+// logistic regression grow about as (classes / 2)^classes and C^c, each
+// pass does width more units per row and class than its non-zeros and
+// vocab units per coefficient; a linear SVM's per-class problems take
+// (classes / 2)^svmClasses longer. Fitted on fortune-category (bench/tuning)
+// beside the suite: the suite alone has no text task of more than 6 classes.
 var costSolver = solverTerms{classes: 0.04, c: 0.20, width: 180, vocab: 45, svmClasses: 1.06}
 
 // planTerms are the plan's units of work (see the top of this file); false
@@ -166,7 +175,7 @@ func planTerms(p *Profile, c choices) (costTerms, bool) {
 	rows := rowsShare(c) * float64(p.TrainRows)
 	occ := textOccurrences(p, c)
 	t := costTerms{featurise: fits * rows * occ}
-	t.models = append(t.models, newCostModel(p, c, c["model.family"], c, fits*modelUnits(p, c, c["model.family"], c, rows)))
+	t.models = append(t.models, newCostModel(p, c, c["model.family"], c, fits, rows))
 	switch c["ensemble"] {
 	case "nb_loglinear": // word 1-2-gram counts for naive Bayes, whose own fit is one pass
 		t.featurise += fits * rows * 2 * textWords(p)
@@ -178,36 +187,37 @@ func planTerms(p *Profile, c choices) (costTerms, bool) {
 		t.featurise += fits * rows * occ
 		second := maps.Clone(c)
 		second["model.family"] = fam
-		t.models = append(t.models, newCostModel(p, second, fam, secondHyper, fits*modelUnits(p, second, fam, secondHyper, rows)))
+		t.models = append(t.models, newCostModel(p, second, fam, secondHyper, fits, rows))
 	}
 	return t, true
 }
 
-// newCostModel is family fam's model in plan c with hyperparameters hp and
-// the given units: its constant's key and, for logistic regression, the
-// solver term's factors.
-func newCostModel(p *Profile, c choices, fam string, hp choices, units float64) costModel {
-	m := costModel{key: costKey(p, c), units: units}
-	if k := familyClasses(p, c, fam); fam == "linear_svm" && k > 2 {
-		m.lnSVMClasses = math.Log(k / 2)
+// newCostModel is family fam's model in plan c with hyperparameters hp,
+// fitted fits times on rows rows: its constant's key, its units and, for
+// logistic regression and a linear SVM, the solver term's factors.
+func newCostModel(p *Profile, c choices, fam string, hp choices, fits, rows float64) costModel {
+	m := costModel{key: costKey(p, c), units: fits * modelUnits(p, c, fam, hp, rows), svm: fam == "linear_svm"}
+	if fam != "logistic" && fam != "linear_svm" {
+		return m
 	}
-	if fam == "logistic" {
-		if k := familyClasses(p, c, fam); k > 2 {
-			m.lnClasses = math.Log(k / 2)
-		}
-		if v, err := parseFloat(hp["logistic.C"]); err == nil && v > 0 {
-			m.lnC = math.Log(v)
-		}
-		// lbfgs stops at max_iter: on fortune-category (bench/tuning) C = 1
-		// took about its 100 and C = 10 twice that, so a cap of 100 prices
-		// a larger C as C = 1.
-		if it, err := parseFloat(hp["logistic.max_iter"]); err == nil && it <= 100 {
-			m.lnC = min(m.lnC, 0)
-		}
-		m.perWidth = units / planWidth(p, c)
-		if rows := rowsShare(c) * float64(p.TrainRows); rows > 0 {
-			m.coefficients = m.perWidth / rows * textVocabulary(p, c, rows)
-		}
+	if k := familyClasses(p, c, fam); k > 2 {
+		m.lnClasses = math.Log(k / 2)
+	}
+	if fam == "linear_svm" {
+		return m
+	}
+	if v, err := parseFloat(hp["logistic.C"]); err == nil && v > 0 {
+		m.lnC = math.Log(v)
+	}
+	// lbfgs stops at max_iter: on fortune-category's grid (bench/tuning)
+	// C = 10 took twice C = 1's time at max_iter 1000 and the same at 100,
+	// so a cap of 100 prices a larger C as C = 1.
+	if it, err := parseFloat(hp["logistic.max_iter"]); err == nil && it <= 100 {
+		m.lnC = min(m.lnC, 0)
+	}
+	m.perWidth = m.units / planWidth(p, c)
+	if rows > 0 {
+		m.coefficients = m.perWidth / rows * textVocabulary(p, c, rows)
 	}
 	return m
 }
@@ -228,7 +238,7 @@ func textVocabulary(p *Profile, c choices, rows float64) float64 {
 	per := limit
 	switch nz := textNonzeros[c["features.text"]]; {
 	case c["features.text"] == "hashing":
-		per = math.Exp2(math.Ceil(math.Log2(limit)))
+		per = float64(int(1) << hashingBits(int(limit)))
 	case nz.perWord > 0 && nz.perChar > 0:
 		per = 2 * limit
 	}

@@ -160,9 +160,12 @@ func costFit(runs []costRun) (f costFitted, rms float64, n int, resid []float64)
 			v := m.seconds(math.Exp(x[idx[m.key]]), sv)
 			s += v
 			grad[idx[m.key]] += v
-			grad[sc] += v * m.lnClasses
+			if m.svm {
+				grad[sS] += v * m.lnClasses
+			} else {
+				grad[sc] += v * m.lnClasses
+			}
 			grad[sC] += v * m.lnC
-			grad[sS] += v * m.lnSVMClasses
 			if total := m.units + sv.width*m.perWidth + sv.vocab*m.coefficients; m.perWidth > 0 {
 				grad[sW] += v * sv.width * m.perWidth / total
 				grad[sV] += v * sv.vocab * m.coefficients / total

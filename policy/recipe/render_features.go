@@ -216,6 +216,17 @@ var vectorisers = map[string]string{
 		`TfidfVectorizer(analyzer="char", ngram_range=(1, 5), lowercase=False, max_features=%[1]s, sublinear_tf=True))`,
 }
 
+// hashingBits is the hashing vectoriser's log2 feature count for a
+// features.text_max of n: the next power of two (the cost model prices the
+// same count).
+func hashingBits(n int) int {
+	bits := 1
+	for 1<<bits < n {
+		bits++
+	}
+	return bits
+}
+
 // textVectoriser is the constructor turning one text column into features.
 func (r *renderer) textVectoriser() string {
 	maxF := r.c["features.text_max"]
@@ -223,11 +234,7 @@ func (r *renderer) textVectoriser() string {
 	if !ok { // hashing: the feature count is the next power of two
 		r.use("sklearn.feature_extraction.text", "HashingVectorizer")
 		n, _ := strconv.Atoi(maxF)
-		bits := 1
-		for 1<<bits < n {
-			bits++
-		}
-		return fmt.Sprintf("HashingVectorizer(n_features=2**%d, alternate_sign=False)", bits)
+		return fmt.Sprintf("HashingVectorizer(n_features=2**%d, alternate_sign=False)", hashingBits(n))
 	}
 	for _, name := range []string{"TfidfVectorizer", "CountVectorizer"} {
 		if strings.Contains(format, name+"(") {
