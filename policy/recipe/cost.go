@@ -210,7 +210,7 @@ func newCostModel(p *Profile, c choices, fam string, hp choices, fits, rows floa
 		m.lnC = math.Log(v)
 	}
 	// lbfgs stops at max_iter: on fortune-category's grid (bench/tuning)
-	// C = 10 took twice C = 1's time at max_iter 1000 and the same at 100,
+	// C = 10 took 1.5-1.7 times C = 1's time at max_iter 1000, the same at 100,
 	// so a cap of 100 prices a larger C as C = 1.
 	if it, err := parseFloat(hp["logistic.max_iter"]); err == nil && it <= 100 {
 		m.lnC = min(m.lnC, 0)
