@@ -156,8 +156,20 @@ func startHelper(python string) (*helper, error) {
 // helperTimeout and while ctx lasts.
 func (h *helper) call(ctx context.Context, line []byte) ([]byte, error) {
 	deadline := time.Now().Add(helperTimeout)
+	ctxDeadline := false
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+		deadline, ctxDeadline = d, true
+	}
+	// The pipe's deadline can fire a moment before ctx's own timer: say
+	// which ran out, the caller's deadline or a cancelled ctx, not the pipe.
+	failed := func(what string, err error) error {
+		switch {
+		case ctx.Err() != nil:
+			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		case ctxDeadline && errors.Is(err, os.ErrDeadlineExceeded):
+			err = fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
+		}
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	h.in.SetWriteDeadline(deadline)
 	h.out.SetReadDeadline(deadline)
@@ -167,7 +179,7 @@ func (h *helper) call(ctx context.Context, line []byte) ([]byte, error) {
 	})
 	defer stop()
 	if _, err := h.in.Write(line); err != nil {
-		return nil, fmt.Errorf("writing request: %w", err)
+		return nil, failed("writing request", err)
 	}
 	var reply []byte
 	for {
@@ -182,7 +194,7 @@ func (h *helper) call(ctx context.Context, line []byte) ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		default:
-			return nil, fmt.Errorf("reading reply: %w", err)
+			return nil, failed("reading reply", err)
 		}
 	}
 }
