@@ -71,6 +71,12 @@ func TestTrainKilledAndResumed(t *testing.T) {
 	// Kill it once a few checkpoints exist, mid-run: jobs are in flight and
 	// jobs dispatched after the last checkpoint will get their ids reused.
 	waitUpdates(t, dir, 3, train, nil)
+	// An update is logged before its checkpoint is on disk: wait for one.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "checkpoint", "state.json")); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err := train.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
