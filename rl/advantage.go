@@ -35,11 +35,21 @@ func NewBaseline(alpha float64) *Baseline {
 
 func baselineKey(taskName string, kind episode.Kind) string { return taskName + "/" + string(kind) }
 
+// groupKey is the critic's state for a token in a credit group
+// (Config.DecisionCredit): the prompt's state refined by the group.
+func groupKey(taskName string, kind episode.Kind, group string) string {
+	return baselineKey(taskName, kind) + "|" + group
+}
+
 // Value is V(task, kind). An unseen state has no estimate; ok is false and the
 // caller uses the batch mean of that state instead, so the first batch is not
 // pushed around by an arbitrary zero.
 func (b *Baseline) Value(taskName string, kind episode.Kind) (v float64, ok bool) {
-	bv, ok := b.Values[baselineKey(taskName, kind)]
+	return b.valueOf(baselineKey(taskName, kind))
+}
+
+func (b *Baseline) valueOf(k string) (v float64, ok bool) {
+	bv, ok := b.Values[k]
 	return bv.V, ok && bv.N > 0
 }
 
@@ -47,7 +57,10 @@ func (b *Baseline) Value(taskName string, kind episode.Kind) (v float64, ok bool
 // ones average with weight 1/n until n reaches 1/Alpha, then with weight Alpha,
 // so early estimates are not dominated by the first sample.
 func (b *Baseline) Observe(taskName string, kind episode.Kind, r float64) {
-	k := baselineKey(taskName, kind)
+	b.observeKey(baselineKey(taskName, kind), r)
+}
+
+func (b *Baseline) observeKey(k string, r float64) {
 	bv := b.Values[k]
 	bv.N++
 	step := 1 / float64(bv.N)
@@ -86,10 +99,11 @@ func DurationWeights(durations []float64) []float64 {
 // applied, so the baseline is kept and, when the duration weights are applied
 // afterwards, their relative sizes are untouched; centring after weighting
 // would instead shift every sample by the weighted mean and undo the method.
-// A batch with zero spread is left as it is.
-func ScaleByStd(adv []float64) {
+// A batch with zero spread is left as it is. It returns the factor applied
+// (1 when none), so other advantages can be put on the same scale.
+func ScaleByStd(adv []float64) float64 {
 	if len(adv) < 2 {
-		return
+		return 1
 	}
 	mean := 0.0
 	for _, a := range adv {
@@ -102,9 +116,10 @@ func ScaleByStd(adv []float64) {
 	}
 	std := math.Sqrt(v / float64(len(adv)))
 	if std < 1e-8 {
-		return
+		return 1
 	}
 	for i := range adv {
 		adv[i] /= std
 	}
+	return 1 / std
 }

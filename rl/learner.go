@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,17 @@ type Config struct {
 	// (the cross-entropy method's elite set, or risk-seeking policy
 	// gradient). 0 (the default) is plain ranks.
 	Elite float64
-	Seed  uint64
+	// DecisionCredit gives each token its own baseline where the policy
+	// names a finer state for it (Action.CreditGroups): a hyperparameter of
+	// XGBoost is then judged against the XGBoost programs of its task, not
+	// against every program, so a family's hyperparameters learn from how
+	// they compare within the family and a family's weak settings are not
+	// all that one bad program teaches. A baseline that depends only on
+	// what was decided before a token leaves its policy gradient unbiased
+	// (SPEC.md §4's A = R − V(s), with s the prompt and the decisions so
+	// far). Tokens without a group keep the program's advantage.
+	DecisionCredit bool
+	Seed           uint64
 	// MaxEpisodes stops dispatching after this many jobs (0: no limit); the
 	// jobs in flight are then drained.
 	MaxEpisodes int
@@ -466,6 +477,11 @@ func (l *learner) update(ctx context.Context, n int) error {
 	// used on, and every valid program joins the buffer of improve parents.
 	for i, j := range used {
 		l.baseline.Observe(j.result.Task, j.prompt.Kind, utils[i])
+		if l.cfg.DecisionCredit {
+			for _, g := range groupsOf(j.action) {
+				l.baseline.observeKey(groupKey(j.result.Task, j.prompt.Kind, g), utils[i])
+			}
+		}
 	}
 	for _, j := range batch {
 		l.buffer.Add(&Solution{Action: j.action, Result: j.result})
@@ -528,27 +544,49 @@ func (l *learner) utilities(used []*job) []float64 {
 // credit turns used jobs into samples: advantage = utility − V(task, kind),
 // an unseen state taking the batch's mean utility for that state as its V,
 // scaled by the batch's spread when NormalizeAdvantages, then times the
-// duration weight when DurationAware.
+// duration weight when DurationAware. Under DecisionCredit a token with a
+// credit group gets utility − V(task, kind, group) instead, with the same
+// scale and weight as its program.
 func (l *learner) credit(used []*job, utils []float64) []Sample {
 	adv := make([]float64, len(used))
 	durations := make([]float64, len(used))
 	batchMean := map[string][2]float64{}
-	for i, j := range used {
-		k := baselineKey(j.result.Task, j.prompt.Kind)
+	add := func(k string, u float64) {
 		m := batchMean[k]
-		batchMean[k] = [2]float64{m[0] + utils[i], m[1] + 1}
+		batchMean[k] = [2]float64{m[0] + u, m[1] + 1}
+	}
+	value := func(k string) float64 {
+		if v, ok := l.baseline.valueOf(k); ok {
+			return v
+		}
+		m := batchMean[k]
+		return m[0] / m[1]
 	}
 	for i, j := range used {
-		v, ok := l.baseline.Value(j.result.Task, j.prompt.Kind)
-		if !ok {
-			m := batchMean[baselineKey(j.result.Task, j.prompt.Kind)]
-			v = m[0] / m[1]
+		add(baselineKey(j.result.Task, j.prompt.Kind), utils[i])
+		if l.cfg.DecisionCredit {
+			for _, g := range groupsOf(j.action) {
+				add(groupKey(j.result.Task, j.prompt.Kind, g), utils[i])
+			}
 		}
-		adv[i] = utils[i] - v
-		durations[i] = j.result.DurationS
 	}
+	tokens := make([][]float64, len(used))
+	for i, j := range used {
+		adv[i] = utils[i] - value(baselineKey(j.result.Task, j.prompt.Kind))
+		durations[i] = j.result.DurationS
+		if l.cfg.DecisionCredit && len(groupsOf(j.action)) > 0 {
+			tokens[i] = make([]float64, len(j.action.CreditGroups))
+			for k, g := range j.action.CreditGroups {
+				tokens[i][k] = adv[i]
+				if g != "" {
+					tokens[i][k] = utils[i] - value(groupKey(j.result.Task, j.prompt.Kind, g))
+				}
+			}
+		}
+	}
+	scale := 1.0
 	if l.cfg.NormalizeAdvantages {
-		ScaleByStd(adv) // a common factor only: it cannot undo the weights below
+		scale = ScaleByStd(adv) // a common factor only: it cannot undo the weights below
 	}
 	// THE duration-aware update (SPEC.md §1, the paper's eq. 3): each sample's
 	// advantage is multiplied by w = Δt / mean(Δt over the batch), which cancels
@@ -564,8 +602,30 @@ func (l *learner) credit(used []*job, utils []float64) []Sample {
 	for i, j := range used {
 		samples[i] = Sample{Prompt: j.prompt, Action: j.action, Result: j.result, Reward: j.result.Reward,
 			Advantage: adv[i] * weights[i], Weight: weights[i]}
+		if tokens[i] != nil {
+			for k := range tokens[i] {
+				tokens[i][k] *= scale * weights[i]
+			}
+			samples[i].TokenAdvantages = tokens[i]
+		}
 	}
 	return samples
+}
+
+// groupsOf lists the distinct non-empty credit groups of a, in order; an
+// action whose groups do not match its tokens has none (a policy bug must
+// not misalign credit with tokens).
+func groupsOf(a Action) []string {
+	if len(a.CreditGroups) != len(a.TokenLogProbs) {
+		return nil
+	}
+	var gs []string
+	for _, g := range a.CreditGroups {
+		if g != "" && !slices.Contains(gs, g) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
 }
 
 // writeUpdate records an update: episodes, best, metrics, checkpoint — in

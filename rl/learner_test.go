@@ -17,6 +17,7 @@ import (
 // the learner hands it, so tests can check advantages and weights by hand.
 type scripted struct {
 	plans   []string
+	groups  map[string]string // a plan's credit group (Action.CreditGroups), if any
 	next    int
 	version int
 	prompts []Prompt
@@ -31,6 +32,9 @@ func (p *scripted) Sample(_ context.Context, prompts []Prompt) ([]Action, error)
 		plan := p.plans[p.next%len(p.plans)]
 		p.next++
 		out[i] = Action{Plan: plan, Code: replay.PlanCode(plan, ""), Tokens: []int{0}, TokenLogProbs: []float64{-1}}
+		if g, ok := p.groups[plan]; ok {
+			out[i].CreditGroups = []string{g}
+		}
 	}
 	p.prompts = append(p.prompts, prompts...)
 	return out, nil

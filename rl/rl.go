@@ -56,6 +56,12 @@ type Action struct {
 	// the context it was sampled in), kept opaque here and carried through the
 	// buffer and checkpoints so the action can be re-scored after a resume.
 	Meta json.RawMessage `json:"meta,omitempty"`
+	// CreditGroups, when set, has one entry per TokenLogProbs: a non-empty entry
+	// names a finer state that token was chosen in (the recipe policy names
+	// a hyperparameter's model family), and under Config.DecisionCredit the
+	// token's advantage is taken against the critic's value of that group,
+	// not of the whole prompt.
+	CreditGroups []string `json:"credit_groups,omitempty"`
 }
 
 // LogProb is the behaviour log-probability of the whole action.
@@ -78,6 +84,11 @@ type Sample struct {
 	Reward    float64
 	Advantage float64
 	Weight    float64
+	// TokenAdvantages, when set, is the own advantage of each entry of
+	// Action.TokenLogProbs (scaled and
+	// weighted as Advantage is), from Config.DecisionCredit; nil: every
+	// token takes Advantage.
+	TokenAdvantages []float64
 }
 
 // UpdateStats reports one policy update.

@@ -44,12 +44,15 @@ type runConfig struct {
 	// TimeCharge is rl.Config.TimeCharge; absent is 0, as runs before it.
 	TimeCharge float64 `json:"time_charge,omitempty"`
 	// Elite is rl.Config.Elite; absent is 0 (plain ranks), as runs before it.
-	Elite      float64       `json:"elite,omitempty"`
-	Seed       uint64        `json:"seed"`
-	Instrument string        `json:"instrument"`
-	Timeout    time.Duration `json:"timeout_ns"`
-	Memory     int64         `json:"memory_bytes"`
-	Isolation  string        `json:"isolation"`
+	Elite float64 `json:"elite,omitempty"`
+	// DecisionCredit is rl.Config.DecisionCredit; absent is off, as runs
+	// before it.
+	DecisionCredit bool          `json:"decision_credit,omitempty"`
+	Seed           uint64        `json:"seed"`
+	Instrument     string        `json:"instrument"`
+	Timeout        time.Duration `json:"timeout_ns"`
+	Memory         int64         `json:"memory_bytes"`
+	Isolation      string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -88,6 +91,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	improveCredit := fs.String("improve-credit", rl.ImproveAbsolute, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
 	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
+	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
@@ -128,7 +132,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
-			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Elite: *elite, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
+			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout,
 			Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
@@ -258,6 +262,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
 	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
+	cfg.DecisionCredit = rc.DecisionCredit
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}

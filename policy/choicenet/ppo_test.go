@@ -277,3 +277,41 @@ func TestCancelledUpdateChangesNothing(t *testing.T) {
 		t.Errorf("a positive advantage did not raise the log-prob: %v → %v", before[0], after[0])
 	}
 }
+
+// Credit per decision: with StepAdvantages each step's policy loss takes its
+// own advantage. Two on-policy two-option steps of a uniform net (r = 1), so
+// the loss is the mean of −A over the steps, worked out by hand.
+func TestStepAdvantages(t *testing.T) {
+	ex := func(adv float64, steps []float64) Example {
+		return Example{
+			Ctx:            Context{Features: []float64{0.5, -1}},
+			Steps:          []Step{{Decision: 0, NumOptions: 2, Chosen: 0}, {Decision: 1, NumOptions: 2, Chosen: 1}},
+			OldLogProbs:    []float64{math.Log(0.5), math.Log(0.5)},
+			Advantage:      adv,
+			StepAdvantages: steps,
+			Temperature:    0.7,
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		ex     Example
+		wantPG float64
+	}{
+		{"broadcast", ex(2, nil), -2},
+		{"only the second step", ex(2, []float64{0, 2}), -1},
+		{"opposite signs", ex(2, []float64{-1, 3}), -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := evalBatch(t, uniformNet(t, 0, 0), []Example{tc.ex})
+			if math.Abs(out.pgLoss-tc.wantPG) > 1e-9 {
+				t.Errorf("policy loss %v, want %v", out.pgLoss, tc.wantPG)
+			}
+		})
+	}
+	n := uniformNet(t, 0, 0)
+	for _, bad := range []Example{ex(1, []float64{1}), ex(1, []float64{1, math.NaN()})} {
+		if err := n.CheckBatch([]Example{bad}); !errors.Is(err, ErrBadInput) {
+			t.Errorf("step advantages %v: error %v, want ErrBadInput", bad.StepAdvantages, err)
+		}
+	}
+}

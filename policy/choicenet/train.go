@@ -25,6 +25,9 @@ type Example struct {
 	// Advantage is the plan's advantage, already duration-weighted and
 	// baselined by the learner; it is broadcast to every step, unnormalised.
 	Advantage float64
+	// StepAdvantages, when set, is each step's own advantage instead (credit
+	// per decision: rl.Config.DecisionCredit); one per step.
+	StepAdvantages []float64
 	// Temperature the plan was sampled at; the steps are re-scored at it.
 	Temperature float64
 }
@@ -163,6 +166,12 @@ func (n *Net) checkExample(ex Example) error {
 	if math.IsNaN(ex.Advantage) || math.IsInf(ex.Advantage, 0) {
 		return fmt.Errorf("%w: advantage %v", ErrBadInput, ex.Advantage)
 	}
+	if ex.StepAdvantages != nil && len(ex.StepAdvantages) != len(ex.Steps) {
+		return fmt.Errorf("%w: %d step advantages for %d steps", ErrBadInput, len(ex.StepAdvantages), len(ex.Steps))
+	}
+	if !allFinite(ex.StepAdvantages) {
+		return fmt.Errorf("%w: step advantages %v are not all finite", ErrBadInput, ex.StepAdvantages)
+	}
 	if !(ex.Temperature > 0) || math.IsInf(ex.Temperature, 0) {
 		return fmt.Errorf("%w: temperature %v must be positive and finite (greedy plans cannot be trained on)", ErrBadInput, ex.Temperature)
 	}
@@ -222,7 +231,7 @@ type exampleRows struct {
 	priorOf  []Step // each step, for its prior logits (hint, avoided options)
 	invTemp  float64
 	oldLP    []float64
-	adv      float64
+	adv      []float64 // per step
 }
 
 func (n *Net) encodeExample(ex Example) exampleRows {
@@ -232,7 +241,13 @@ func (n *Net) encodeExample(ex Example) exampleRows {
 		dense:   ci.dense,
 		invTemp: 1 / ex.Temperature,
 		oldLP:   ex.OldLogProbs,
-		adv:     ex.Advantage,
+		adv:     ex.StepAdvantages,
+	}
+	if r.adv == nil {
+		r.adv = make([]float64, len(ex.Steps))
+		for i := range r.adv {
+			r.adv[i] = ex.Advantage
+		}
 	}
 	for _, s := range ex.Ctx.Parent {
 		r.parent = append(r.parent, n.pairIndex(s))
@@ -318,7 +333,7 @@ func (n *Net) assemble(all []exampleRows, idx []int) graphInput {
 			priorLogits(in.prior[r*mo:(r+1)*mo], ex.priorOf[s], c)
 			in.invTemp[r] = ex.invTemp
 			in.oldLP[r] = ex.oldLP[s]
-			in.adv[r] = ex.adv
+			in.adv[r] = ex.adv[s]
 			in.rowWeight[r] = w
 			r++
 		}

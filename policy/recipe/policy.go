@@ -156,8 +156,27 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	}
 	return rl.Action{
 		Kind: kind, Plan: m.Plan.Describe(), Key: m.Plan.Key(), Code: code, PolicyVersion: p.net.Version(),
-		Tokens: tokens, TokenLogProbs: logps, Meta: raw,
+		Tokens: tokens, TokenLogProbs: logps, Meta: raw, CreditGroups: creditGroups(m.Steps, m.Plan),
 	}, nil
+}
+
+// creditGroups names, for each step, the state its credit is judged in
+// under rl.Config.DecisionCredit: a hyperparameter is only ever asked for
+// one model family, so it is judged against the task's programs of that
+// family ("model.family=xgboost"); every other decision against all of the
+// task's programs (""). nil when the plan has no hyperparameter step.
+func creditGroups(steps []choicenet.Step, plan *Plan) []string {
+	var groups []string
+	for i, s := range steps {
+		if grammar[s.Decision].part != PartHyper {
+			continue
+		}
+		if groups == nil {
+			groups = make([]string, len(steps))
+		}
+		groups[i] = "model.family=" + plan.Get("model.family")
+	}
+	return groups
 }
 
 // draw walks the grammar for a prompt and marks the plan it returns as
@@ -265,6 +284,9 @@ func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStat
 			Advantage:   s.Advantage,
 			Temperature: m.Temperature,
 		})
+		if len(s.TokenAdvantages) == len(m.Steps) {
+			batch[len(batch)-1].StepAdvantages = s.TokenAdvantages
+		}
 	}
 	st, err := p.net.Update(ctx, batch)
 	if err != nil {

@@ -167,3 +167,92 @@ func TestSampleNeverRepeatsAPlan(t *testing.T) {
 		}
 	}
 }
+
+// Credit per decision (rl.Config.DecisionCredit): every hyperparameter step
+// of an action is grouped by the plan's model family, every other step is
+// not, and an update takes the steps' own advantages when the learner gives
+// them.
+func TestCreditGroupsNameTheFamily(t *testing.T) {
+	p, tk := fixturePolicy(t, "tiny-meats", 2)
+	acts := sampleScratch(t, p, tk, 40)
+	grouped := 0
+	for _, a := range acts {
+		var m meta
+		if err := json.Unmarshal(a.Meta, &m); err != nil {
+			t.Fatal(err)
+		}
+		fam := m.Plan.Get("model.family")
+		hyper := 0
+		for _, s := range m.Steps {
+			if grammar[s.Decision].part == PartHyper {
+				hyper++
+			}
+		}
+		if hyper == 0 {
+			if a.CreditGroups != nil {
+				t.Errorf("%s: credit groups %v without a hyperparameter step", m.Plan.Key(), a.CreditGroups)
+			}
+			continue
+		}
+		grouped++
+		if len(a.CreditGroups) != len(a.TokenLogProbs) {
+			t.Fatalf("%s: %d credit groups for %d steps", m.Plan.Key(), len(a.CreditGroups), len(a.TokenLogProbs))
+		}
+		for i, s := range m.Steps {
+			want := ""
+			if grammar[s.Decision].part == PartHyper {
+				want = "model.family=" + fam
+			}
+			if a.CreditGroups[i] != want {
+				t.Errorf("%s: step %s grouped %q, want %q", m.Plan.Key(), DecisionNames()[s.Decision], a.CreditGroups[i], want)
+			}
+		}
+	}
+	if grouped < 10 {
+		t.Fatalf("only %d of 40 plans have hyperparameters", grouped)
+	}
+
+	// The same batch with and without step advantages of the opposite sign
+	// on the hyperparameters moves two identical policies apart.
+	samples := make([]rl.Sample, 0, 8)
+	for _, a := range acts[:8] {
+		s := rl.Sample{Prompt: rl.Prompt{Kind: episode.Scratch, Task: tk}, Action: a, Advantage: 1, Weight: 1}
+		if a.CreditGroups != nil {
+			s.TokenAdvantages = make([]float64, len(a.CreditGroups))
+			for i, g := range a.CreditGroups {
+				s.TokenAdvantages[i] = map[bool]float64{true: 1, false: -1}[g == ""]
+			}
+		}
+		samples = append(samples, s)
+	}
+	broadcast, _ := fixturePolicy(t, "tiny-meats", 2)
+	perStep, _ := fixturePolicy(t, "tiny-meats", 2)
+	plain := append([]rl.Sample(nil), samples...)
+	for i := range plain {
+		plain[i].TokenAdvantages = nil
+	}
+	if _, err := broadcast.Update(context.Background(), plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := perStep.Update(context.Background(), samples); err != nil {
+		t.Fatal(err)
+	}
+	var m meta
+	for _, s := range samples {
+		if s.TokenAdvantages != nil {
+			if err := json.Unmarshal(s.Action.Meta, &m); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	ctx := choicenet.Context{Features: p.profiles[tk.Name].Features()}
+	lb := broadcast.net.LogProbs(ctx, m.Steps, Temperature)
+	ls := perStep.net.LogProbs(ctx, m.Steps, Temperature)
+	for i, s := range m.Steps {
+		if grammar[s.Decision].part == PartHyper && !(ls[i] < lb[i]) {
+			t.Errorf("hyperparameter %s: log-prob %.4f with a negative step advantage, %.4f with the program's positive one; want lower",
+				DecisionNames()[s.Decision], ls[i], lb[i])
+		}
+	}
+}

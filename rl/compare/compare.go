@@ -70,6 +70,8 @@ type Config struct {
 	TimeCharge float64
 	// Elite is the RL arms' rl.Config.Elite, as given (0: plain ranks).
 	Elite float64
+	// DecisionCredit is the RL arms' rl.Config.DecisionCredit, as given.
+	DecisionCredit bool
 	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
@@ -132,6 +134,7 @@ type Result struct {
 	Credit   string        `json:"rl_improve_credit"`
 	Charge   float64       `json:"rl_time_charge"`
 	Elite    float64       `json:"rl_elite"`
+	Decision bool          `json:"rl_decision_credit,omitempty"`
 	Init     string        `json:"rl_init_policy,omitempty"`
 	Buffer   int           `json:"rl_buffer"`
 	Arms     []Arm         `json:"arms"`
@@ -153,7 +156,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	def := rl.DefaultConfig()
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
-	res.Init = cfg.InitPolicy
+	res.Init, res.Decision = cfg.InitPolicy, cfg.DecisionCredit
 	if cfg.InitPolicy != "" { // a folder that does not load fails now, not after the first arms ran
 		probe, err := recipe.NewPolicy([]*task.Task{cfg.Tasks[0].Task}, 1)
 		if err == nil {
@@ -282,6 +285,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		rc.DurationAware = arm == DurationAware
 		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
 		rc.ImproveCredit, rc.TimeCharge, rc.Elite = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge, cfg.Elite
+		rc.DecisionCredit = cfg.DecisionCredit
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
@@ -421,8 +425,8 @@ func initNote(dir string) string {
 // Print writes the table: per task, each arm's mean ± standard error, and
 // each RL arm's gap to no-learn in standard errors of the difference.
 func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, buffer %d%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Buffer, initNote(r.Init), r.Executed)
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {
