@@ -28,7 +28,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (as train --batch)")
 	armsArg := fs.String("arms", "", "arms to run, comma-separated (default all: rl-duration-aware, rl-naive, no-learn, random)")
 	cacheDir := fs.String("cache", "", "folder keeping real executions for later comparisons and train --cache (default: memory only)")
-	slots := fs.Int("slots", runtime.NumCPU(), "programs really run at once when a run needs new ones")
+	slots := fs.Int("slots", runtime.NumCPU(), "programs this process really runs at once when its runs need new ones (bench processes side by side on one --cache each have their own)")
 	parallel := fs.Int("parallel", 1, "runs going at once (a run on the virtual clock mostly waits for one real program; --slots still bounds real programs)")
 	runsDir := fs.String("runs", "", "folder to keep each run's episodes.jsonl and metrics.jsonl in (TASK/ARM-seedN)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
