@@ -78,8 +78,10 @@ type Config struct {
 	InitPolicy string
 	// Parallel is how many runs go at once (default 1).
 	Parallel int
-	// Progress receives one line per finished run; nil discards.
-	Progress io.Writer
+	// Progress receives one line per finished run and, every ProgressEvery
+	// (default a minute), one line per run still going; nil discards.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 	// RunsDir, when set, keeps each run's episodes.jsonl and metrics.jsonl
 	// (as train writes them) in RunsDir/TASK/ARM-seedN, to see where an
 	// arm's best came from and how its policy moved.
@@ -179,6 +181,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		run     Run
 		err     error
 		skipped bool // not started: an earlier run failed, or ctx ended
+		watch   *watched
 	}
 	var armList []*Arm
 	var all []*slot
@@ -201,7 +204,36 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	failed := false // after a failed run no new one starts: it would likely fail the same way
+	failed := false                 // after a failed run no new one starts: it would likely fail the same way
+	running := map[*slot]struct{}{} // for the progress lines
+	if cfg.Progress != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			t := time.NewTicker(cmp.Or(cfg.ProgressEvery, time.Minute))
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+				mu.Lock()
+				var going []*slot
+				for sl := range running {
+					going = append(going, sl)
+				}
+				sort.Slice(going, func(i, j int) bool {
+					a, b := going[i], going[j]
+					return a.arm.Task+a.arm.Arm < b.arm.Task+b.arm.Arm || a.arm.Task+a.arm.Arm == b.arm.Task+b.arm.Arm && a.seed < b.seed
+				})
+				for _, sl := range going {
+					fmt.Fprintf(cfg.Progress, "  … %s %s seed %d: %s\n", sl.arm.Task, sl.arm.Arm, sl.seed, sl.watch.String(cfg.Budget))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
 	gate := make(chan struct{}, max(1, cfg.Parallel))
 	for _, sl := range all {
 		gate <- struct{}{}
@@ -214,9 +246,16 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 			continue
 		}
 		wg.Add(1)
+		sl.watch = &watched{Memory: &rl.Memory{}}
+		mu.Lock()
+		running[sl] = struct{}{}
+		mu.Unlock()
 		go func() {
 			defer func() { <-gate; wg.Done() }()
-			sl.run, sl.err = runOne(ctx, cfg, prepared[sl.arm.Task], sl.arm.Arm, uint64(sl.seed))
+			sl.run, sl.err = runOne(ctx, cfg, prepared[sl.arm.Task], sl.arm.Arm, uint64(sl.seed), sl.watch)
+			mu.Lock()
+			delete(running, sl)
+			mu.Unlock()
 			if sl.err != nil {
 				mu.Lock()
 				failed = true
@@ -273,7 +312,36 @@ type clocked struct {
 func (c clocked) Sampled(n int) { c.v.Sampled(n) }
 func (c clocked) Updated(n int) { c.v.Updated(n) }
 
-func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, seed uint64) (Run, error) {
+// watched is a run's sink: everything in memory, and the last update's
+// metrics for the progress lines, read from another goroutine.
+type watched struct {
+	*rl.Memory
+	mu   sync.Mutex
+	last *rl.Metrics
+}
+
+func (w *watched) Metrics(x rl.Metrics) error {
+	w.mu.Lock()
+	w.last = &x
+	w.mu.Unlock()
+	return w.Memory.Metrics(x)
+}
+
+// String says how far the run is: virtual time, episodes, best so far.
+func (w *watched) String(budget time.Duration) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.last == nil {
+		return fmt.Sprintf("before its first update (of %v virtual)", budget)
+	}
+	best := "none"
+	if w.last.BestScore != nil {
+		best = fmt.Sprintf("%.4f", *w.last.BestScore)
+	}
+	return fmt.Sprintf("%v of %v virtual, %d episodes, best %s", time.Duration(w.last.TimeS*float64(time.Second)).Round(time.Second), budget, w.last.Episodes, best)
+}
+
+func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, seed uint64, mem *watched) (Run, error) {
 	start := time.Now()
 	tasks := []*task.Task{p.Task}
 	rc := rl.DefaultConfig()
@@ -314,7 +382,6 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		return Run{}, err
 	}
 	env := clocked{episode.NewGraded(v, []*episode.Prepared{p}, episode.Reward{}, cfg.Settings), v}
-	mem := &rl.Memory{}
 	sum, err := rl.Run(ctx, rc, env, pol, tasks, mem)
 	if err != nil {
 		return Run{}, err

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,4 +161,63 @@ func tinyChurn(t *testing.T) (*task.Task, *episode.Prepared) {
 		t.Fatal(err)
 	}
 	return tk, prep
+}
+
+// A long comparison says how far each run is while it goes, not only when a
+// run ends: every ProgressEvery, one line per run still going, with its
+// virtual time and episodes. The executor here answers each program at once
+// with a failed 5-second run, slowly enough in real time for a few ticks.
+func TestCompareReportsRunsInProgress(t *testing.T) {
+	_, prep := tinyChurn(t)
+	store, err := episode.NewStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	_, err = Compare(context.Background(), Config{
+		Tasks: []*episode.Prepared{prep}, Arms: []string{NoLearn}, Seeds: 2, Budget: 2 * time.Minute, Workers: 2, Batch: 4, Parallel: 2,
+		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
+		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+			time.Sleep(20 * time.Millisecond)
+			return episode.Execution{Episode: job.ID, Task: job.Task, ExitCode: 1, DurationS: 5, Settings: job.Settings}, nil
+		},
+		Store: store, Progress: &out, ProgressEvery: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	going := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "  … tiny-churn no-learn seed ") && (strings.Contains(l, "of 2m0s virtual") || strings.Contains(l, "before its first update")) {
+			going++
+		}
+	}
+	if going < 2 {
+		t.Errorf("%d progress lines for runs going, want several:\n%s", going, out.String())
+	}
+	if !strings.Contains(out.String(), "episodes, best none") {
+		t.Errorf("no progress line reports episodes after an update:\n%s", out.String())
+	}
+	if strings.Count(out.String(), "tiny-churn no-learn seed") < 2+going {
+		t.Errorf("the finished runs' lines are missing:\n%s", out.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
