@@ -220,6 +220,10 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --batch must be at least 1")
 	case rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite) != nil:
 		return usageErrorf("train: %v", rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite))
+	case rc.DecisionCredit && rc.Policy != "recipe":
+		// A language model's tokens name no decisions of a grammar: the
+		// flag would change nothing, and a user who set it should know.
+		return usageErrorf("train: --decision-credit needs the recipe policy, whose decisions it credits (--policy %s has none)", rc.Policy)
 	}
 	return nil
 }
