@@ -71,9 +71,7 @@ func TestDecisionCredit(t *testing.T) {
 		})
 	}
 	t.Run("off", func(t *testing.T) {
-		cfg := DefaultConfig()
-		cfg.DecisionCredit = false
-		l := &learner{cfg: cfg, baseline: NewBaseline(0.1)}
+		l := &learner{cfg: DefaultConfig(), baseline: NewBaseline(0.1)}
 		for i, s := range l.credit(jobs, utils) {
 			if s.TokenAdvantages != nil {
 				t.Errorf("job %d: token advantages %v without DecisionCredit", i, s.TokenAdvantages)

@@ -72,7 +72,4 @@ func TestTrainInitPolicy(t *testing.T) {
 	if rc.TimeCharge != rl.DefaultTimeCharge {
 		t.Errorf("run.json time_charge %v, want the default %v", rc.TimeCharge, rl.DefaultTimeCharge)
 	}
-	if !rc.DecisionCredit {
-		t.Error("run.json has no decision_credit: the recipe policy's default is on, and a resume must keep it")
-	}
 }

@@ -91,7 +91,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	improveCredit := fs.String("improve-credit", rl.ImproveAbsolute, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
 	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
-	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; false: every decision gets its program's advantage)")
+	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
@@ -133,9 +133,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
 			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Elite: *elite, Seed: *seed,
-			// On by default for the recipe policy; a language model's tokens name no decisions.
-			DecisionCredit: *decisionCredit && (*policy == "recipe" || set["decision-credit"]),
-			Instrument:     ef.instrument, Timeout: ef.timeout, Memory: ef.memory, Isolation: ef.isolation,
+			DecisionCredit: *decisionCredit, Instrument: ef.instrument, Timeout: ef.timeout, Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
 		pf.apply(&rc)
