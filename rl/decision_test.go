@@ -1,8 +1,11 @@
 package rl
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mlerl/mlerl/episode"
@@ -43,11 +46,15 @@ func TestDecisionCredit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.DecisionCredit = true
-			l := &learner{cfg: cfg, baseline: NewBaseline(0.1)}
+			var logged bytes.Buffer
+			l := &learner{cfg: cfg, baseline: NewBaseline(0.1), log: slog.New(slog.NewTextHandler(&logged, nil))}
 			if tc.known != 0 {
 				l.baseline.observeKey(groupKey("t", episode.Scratch, "family=a"), tc.known)
 			}
 			samples := l.credit(jobs, utils)
+			if !strings.Contains(logged.String(), "do not match its tokens") {
+				t.Errorf("no warning for the action whose groups do not match its tokens; log:\n%s", logged.String())
+			}
 			for i, s := range samples {
 				want := tc.tokens[i]
 				if want == nil {

@@ -175,6 +175,11 @@ type learner struct {
 	late     *episode.Result // the completion that came after the budget
 	resubmit []*job          // in flight at the checkpoint we resumed from
 	batch    []*job          // completed, waiting for an update
+
+	// badGroups is set once a policy's credit groups did not match its
+	// tokens: warned about once, such actions get their program's credit.
+	// Not checkpointed; a resumed run warns again.
+	badGroups bool
 }
 
 // Run trains pol on tasks against env until the budget on env's clock is
@@ -569,6 +574,13 @@ func (l *learner) credit(used []*job, utils []float64) []Sample {
 	}
 	for i, j := range used {
 		add(baselineKey(j.result.Task, j.prompt.Kind), utils[i])
+		if n := len(j.action.CreditGroups); l.cfg.DecisionCredit && n > 0 && n != len(j.action.TokenLogProbs) && !l.badGroups {
+			l.badGroups = true
+			if l.log != nil {
+				l.log.Warn("policy gave credit groups that do not match its tokens; those actions get their program's credit",
+					"groups", n, "tokens", len(j.action.TokenLogProbs), "task", j.result.Task)
+			}
+		}
 		if l.cfg.DecisionCredit {
 			for _, g := range groupsOf(j.action) {
 				add(groupKey(j.result.Task, j.prompt.Kind, g), utils[i])
