@@ -62,7 +62,10 @@ func TestTrainKilledAndResumed(t *testing.T) {
 	fix, _ := filepath.Abs(filepath.Join("testdata", "tiny-auc"))
 	startWorkerProc(t, bin, "nats://"+addr)
 
-	train := exec.Command(bin, "train", "--task", fix, "--out", dir, "--budget", "30s", "--workers", "0",
+	// The budget only bounds a run the test fails to kill: it is killed
+	// after 3 updates, which on a loaded machine can take longer than 30 s
+	// (CI once saw the run end on its budget after 2).
+	train := exec.Command(bin, "train", "--task", fix, "--out", dir, "--budget", "3m", "--workers", "0",
 		"--listen", addr, "--batch", "2", "--ack-wait", "2s")
 	train.Stderr = testWriter{t}
 	if err := train.Start(); err != nil {
@@ -84,7 +87,8 @@ func TestTrainKilledAndResumed(t *testing.T) {
 	before := readState(t, dir)
 	t.Logf("killed at checkpoint: next job %d, %d in flight, %d completed", before.NextJob, len(before.InFlight), before.Counters.Completed)
 
-	resume := exec.Command(bin, "train", "--resume", dir, "--budget", "20s", "--listen", addr)
+	// A resume's budget is the run's new total: 20 s more than the checkpoint's.
+	resume := exec.Command(bin, "train", "--resume", dir, "--budget", (before.Elapsed + 20*time.Second).String(), "--listen", addr)
 	var stderr bytes.Buffer
 	resume.Stderr = &stderr
 	if err := resume.Run(); err != nil {
@@ -213,7 +217,8 @@ func episodeIDs(t *testing.T, dir string) (completed, cancelled map[string]bool)
 }
 
 type ckState struct {
-	NextJob  int64 `json:"next_job"`
+	NextJob  int64         `json:"next_job"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
 	InFlight []struct {
 		ID string `json:"id"`
 	} `json:"in_flight"`
