@@ -207,9 +207,12 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	failed := false                 // after a failed run no new one starts: it would likely fail the same way
 	running := map[*slot]struct{}{} // for the progress lines
 	if cfg.Progress != nil {
-		stop := make(chan struct{})
-		defer close(stop)
+		// Every write to Progress is under mu, and the ticker has stopped
+		// when Compare returns: the caller's writer is never used after.
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		defer func() { close(stop); <-stopped }()
 		go func() {
+			defer close(stopped)
 			t := time.NewTicker(cmp.Or(cfg.ProgressEvery, time.Minute))
 			defer t.Stop()
 			for {

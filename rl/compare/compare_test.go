@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -173,7 +172,7 @@ func TestCompareReportsRunsInProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuffer
+	var out bytes.Buffer // Compare writes it under its lock and not after it returns
 	_, err = Compare(context.Background(), Config{
 		Tasks: []*episode.Prepared{prep}, Arms: []string{NoLearn}, Seeds: 2, Budget: 2 * time.Minute, Workers: 2, Batch: 4, Parallel: 2,
 		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
@@ -202,22 +201,4 @@ func TestCompareReportsRunsInProgress(t *testing.T) {
 	if strings.Count(out.String(), "tiny-churn no-learn seed") < 2+going {
 		t.Errorf("the finished runs' lines are missing:\n%s", out.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the progress goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
