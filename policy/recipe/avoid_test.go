@@ -1,7 +1,6 @@
 package recipe
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -75,10 +74,7 @@ func TestFreshPolicyAvoidsFailingOptions(t *testing.T) {
 		acts := sampleScratch(t, p, tk, 400)
 		hit := 0
 		for _, a := range acts {
-			var m meta
-			if err := json.Unmarshal(a.Meta, &m); err != nil {
-				t.Fatal(err)
-			}
+			m := actionMeta(t, a)
 			for _, s := range m.Steps {
 				if slices.Contains(s.Avoid, s.Chosen) {
 					hit++

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -128,4 +129,14 @@ func sampleScratch(t testing.TB, p *Policy, tk *task.Task, n int) []rl.Action {
 		t.Fatal(err)
 	}
 	return acts
+}
+
+// actionMeta is the recipe record an action carries.
+func actionMeta(t testing.TB, a rl.Action) meta {
+	t.Helper()
+	var m meta
+	if err := json.Unmarshal(a.Meta, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

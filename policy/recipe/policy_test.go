@@ -3,6 +3,7 @@ package recipe
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,10 +40,7 @@ func TestFreshPolicyLeansToDefault(t *testing.T) {
 	same := map[string]int{}
 	whole := 0
 	for _, a := range acts {
-		var m meta
-		if err := json.Unmarshal(a.Meta, &m); err != nil {
-			t.Fatal(err)
-		}
+		m := actionMeta(t, a)
 		for _, d := range []string{"read.loader", "model.family"} {
 			if m.Plan.Get(d) == def.Get(d) {
 				same[d]++
@@ -94,10 +92,7 @@ func TestImproveIsLocalEdit(t *testing.T) {
 	def := p.prefs[tk.Name]
 	kept, changed := 0, 0
 	for _, a := range acts {
-		var m meta
-		if err := json.Unmarshal(a.Meta, &m); err != nil {
-			t.Fatal(err)
-		}
+		m := actionMeta(t, a)
 		if a.Kind != episode.Improve {
 			t.Fatalf("kind %s, want improve", a.Kind)
 		}
@@ -177,35 +172,20 @@ func TestCreditGroupsNameTheFamily(t *testing.T) {
 	acts := sampleScratch(t, p, tk, 40)
 	grouped := 0
 	for _, a := range acts {
-		var m meta
-		if err := json.Unmarshal(a.Meta, &m); err != nil {
-			t.Fatal(err)
-		}
-		fam := m.Plan.Get("model.family")
-		hyper := 0
-		for _, s := range m.Steps {
-			if grammar[s.Decision].part == PartHyper {
-				hyper++
-			}
-		}
-		if hyper == 0 {
-			if a.CreditGroups != nil {
-				t.Errorf("%s: credit groups %v without a hyperparameter step", m.Plan.Key(), a.CreditGroups)
-			}
-			continue
-		}
-		grouped++
-		if len(a.CreditGroups) != len(a.TokenLogProbs) {
-			t.Fatalf("%s: %d credit groups for %d steps", m.Plan.Key(), len(a.CreditGroups), len(a.TokenLogProbs))
-		}
+		m := actionMeta(t, a)
+		want, hyper := make([]string, len(m.Steps)), false
 		for i, s := range m.Steps {
-			want := ""
 			if grammar[s.Decision].part == PartHyper {
-				want = "model.family=" + fam
+				want[i], hyper = "model.family="+m.Plan.Get("model.family"), true
 			}
-			if a.CreditGroups[i] != want {
-				t.Errorf("%s: step %s grouped %q, want %q", m.Plan.Key(), DecisionNames()[s.Decision], a.CreditGroups[i], want)
-			}
+		}
+		switch {
+		case !hyper && a.CreditGroups != nil:
+			t.Errorf("%s: credit groups %v without a hyperparameter step", m.Plan.Key(), a.CreditGroups)
+		case hyper && !slices.Equal(a.CreditGroups, want):
+			t.Errorf("%s: credit groups %q, want %q", m.Plan.Key(), a.CreditGroups, want)
+		case hyper:
+			grouped++
 		}
 	}
 	if grouped < 10 {
@@ -240,9 +220,7 @@ func TestCreditGroupsNameTheFamily(t *testing.T) {
 	var m meta
 	for _, s := range samples {
 		if s.TokenAdvantages != nil {
-			if err := json.Unmarshal(s.Action.Meta, &m); err != nil {
-				t.Fatal(err)
-			}
+			m = actionMeta(t, s.Action)
 			break
 		}
 	}
