@@ -487,10 +487,8 @@ func (l *learner) update(ctx context.Context, n int) error {
 	// used on, and every valid program joins the buffer of improve parents.
 	for i, j := range used {
 		l.baseline.Observe(j.result.Task, j.prompt.Kind, utils[i])
-		if l.cfg.DecisionCredit {
-			for _, g := range groupsOf(j.action) {
-				l.baseline.observeKey(groupKey(j.result.Task, j.prompt.Kind, g), utils[i])
-			}
+		for _, g := range l.groups(j) {
+			l.baseline.observeKey(groupKey(j.result.Task, j.prompt.Kind, g), utils[i])
 		}
 	}
 	for _, j := range batch {
@@ -572,26 +570,19 @@ func (l *learner) credit(used []*job, utils []float64) []Sample {
 		m := batchMean[k]
 		return m[0] / m[1]
 	}
+	groups := make([][]string, len(used))
 	for i, j := range used {
 		add(baselineKey(j.result.Task, j.prompt.Kind), utils[i])
-		if n := len(j.action.CreditGroups); l.cfg.DecisionCredit && n > 0 && n != len(j.action.TokenLogProbs) && !l.badGroups {
-			l.badGroups = true
-			if l.log != nil {
-				l.log.Warn("policy gave credit groups that do not match its tokens; those actions get their program's credit",
-					"groups", n, "tokens", len(j.action.TokenLogProbs), "task", j.result.Task)
-			}
-		}
-		if l.cfg.DecisionCredit {
-			for _, g := range groupsOf(j.action) {
-				add(groupKey(j.result.Task, j.prompt.Kind, g), utils[i])
-			}
+		groups[i] = l.groups(j)
+		for _, g := range groups[i] {
+			add(groupKey(j.result.Task, j.prompt.Kind, g), utils[i])
 		}
 	}
 	tokens := make([][]float64, len(used))
 	for i, j := range used {
 		adv[i] = utils[i] - value(baselineKey(j.result.Task, j.prompt.Kind))
 		durations[i] = j.result.DurationS
-		if l.cfg.DecisionCredit && len(groupsOf(j.action)) > 0 {
+		if len(groups[i]) > 0 {
 			tokens[i] = make([]float64, len(j.action.CreditGroups))
 			for k, g := range j.action.CreditGroups {
 				tokens[i][k] = adv[i]
@@ -629,11 +620,21 @@ func (l *learner) credit(used []*job, utils []float64) []Sample {
 	return samples
 }
 
-// groupsOf lists the distinct non-empty credit groups of a, in order; an
-// action whose groups do not match its tokens has none (a policy bug must
-// not misalign credit with tokens).
-func groupsOf(a Action) []string {
+// groups lists the distinct non-empty credit groups of j's action, in
+// order; none without DecisionCredit. An action whose groups do not match
+// its tokens has none (a policy bug must not misalign credit with tokens),
+// and the first such action is warned about.
+func (l *learner) groups(j *job) []string {
+	a := j.action
+	if !l.cfg.DecisionCredit || len(a.CreditGroups) == 0 {
+		return nil
+	}
 	if len(a.CreditGroups) != len(a.TokenLogProbs) {
+		if !l.badGroups && l.log != nil {
+			l.log.Warn("policy gave credit groups that do not match its tokens; those actions get their program's credit",
+				"groups", len(a.CreditGroups), "tokens", len(a.TokenLogProbs), "task", j.result.Task)
+		}
+		l.badGroups = true
 		return nil
 	}
 	var gs []string
