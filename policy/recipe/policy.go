@@ -283,10 +283,10 @@ func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStat
 			OldLogProbs: s.Action.TokenLogProbs,
 			Advantage:   s.Advantage,
 			Temperature: m.Temperature,
+			// Step advantages of the wrong length are the net's ErrBadInput:
+			// they would be another action's credit.
+			StepAdvantages: s.TokenAdvantages,
 		})
-		if len(s.TokenAdvantages) == len(m.Steps) {
-			batch[len(batch)-1].StepAdvantages = s.TokenAdvantages
-		}
 	}
 	st, err := p.net.Update(ctx, batch)
 	if err != nil {

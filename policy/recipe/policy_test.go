@@ -3,6 +3,7 @@ package recipe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -216,6 +217,19 @@ func TestCreditGroupsNameTheFamily(t *testing.T) {
 	}
 	if _, err := perStep.Update(context.Background(), samples); err != nil {
 		t.Fatal(err)
+	}
+	// Step advantages that are not one per step are refused, not dropped:
+	// they belong to another action.
+	short := append([]rl.Sample(nil), samples...)
+	for i := range short {
+		if short[i].TokenAdvantages != nil {
+			short[i].TokenAdvantages = short[i].TokenAdvantages[1:]
+			break
+		}
+	}
+	refused, _ := fixturePolicy(t, "tiny-meats", 2)
+	if _, err := refused.Update(context.Background(), short); !errors.Is(err, choicenet.ErrBadInput) {
+		t.Errorf("update with one step advantage too few: err %v, want choicenet.ErrBadInput", err)
 	}
 	var m meta
 	for _, s := range samples {
