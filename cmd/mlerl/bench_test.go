@@ -72,6 +72,7 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--utility", "score"}, "rank"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--utility", "score"}, "rank"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--buffer", "0"}, "--buffer"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--buffer", "0"}, "--buffer must be at least 1"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--improve-credit", "best"}, "want parent or absolute"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--improve-credit", "best"}, "want parent or absolute"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--time-charge", "-0.1"}, "--time-charge -0.1"},

@@ -72,4 +72,7 @@ func TestTrainInitPolicy(t *testing.T) {
 	if rc.TimeCharge != rl.DefaultTimeCharge {
 		t.Errorf("run.json time_charge %v, want the default %v", rc.TimeCharge, rl.DefaultTimeCharge)
 	}
+	if rc.Buffer != rl.DefaultBuffer {
+		t.Errorf("run.json buffer %d, want the default %d", rc.Buffer, rl.DefaultBuffer)
+	}
 }

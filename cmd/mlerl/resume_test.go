@@ -36,6 +36,28 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 	}
 }
 
+// A resume keeps the buffer the run started with: the one run.json records,
+// or, from before it recorded one, the 8 every run then kept.
+func TestResumeKeepsTheBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		runJSON string
+		want    int
+	}{
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, 1},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, 3},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, 8},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
+		if err != nil || rc.Buffer != tc.want || rc.check() != nil {
+			t.Errorf("%s: buffer %d (%v, check %v), want %d", tc.runJSON, rc.Buffer, err, rc.check(), tc.want)
+		}
+	}
+}
+
 // train --workers 0 --listen with no worker says so once (not every few
 // seconds) and gives up after --wait-for-workers with exit 1 and a message
 // saying how to add workers.

@@ -47,12 +47,15 @@ type runConfig struct {
 	Elite float64 `json:"elite,omitempty"`
 	// DecisionCredit is rl.Config.DecisionCredit; absent is off, as runs
 	// before it.
-	DecisionCredit bool          `json:"decision_credit,omitempty"`
-	Seed           uint64        `json:"seed"`
-	Instrument     string        `json:"instrument"`
-	Timeout        time.Duration `json:"timeout_ns"`
-	Memory         int64         `json:"memory_bytes"`
-	Isolation      string        `json:"isolation"`
+	DecisionCredit bool `json:"decision_credit,omitempty"`
+	// Buffer is rl.Config.BufferSize; a run.json without it is from when
+	// every run kept rl.PaperBuffer and resumes with that, as it started.
+	Buffer     int           `json:"buffer,omitempty"`
+	Seed       uint64        `json:"seed"`
+	Instrument string        `json:"instrument"`
+	Timeout    time.Duration `json:"timeout_ns"`
+	Memory     int64         `json:"memory_bytes"`
+	Isolation  string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -91,6 +94,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	improveCredit := fs.String("improve-credit", rl.ImproveAbsolute, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
 	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
+	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
@@ -133,7 +137,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
 			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Elite: *elite, Seed: *seed,
-			DecisionCredit: *decisionCredit, Instrument: ef.instrument, Timeout: ef.timeout, Memory: ef.memory, Isolation: ef.isolation,
+			DecisionCredit: *decisionCredit, Buffer: *buffer, Instrument: ef.instrument, Timeout: ef.timeout, Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
 		pf.apply(&rc)
@@ -166,6 +170,9 @@ func resumeConfig(dir string, set map[string]bool, budget time.Duration, ef *env
 	}
 	if set["budget"] {
 		rc.Budget = budget
+	}
+	if rc.Buffer == 0 {
+		rc.Buffer = rl.PaperBuffer // run.json from before it recorded one
 	}
 	ef.instrument, ef.timeout, ef.memory, ef.isolation = rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation
 	ef.instrumenterURL, ef.instrumenterModel = rc.InstrumenterURL, rc.InstrumenterModel
@@ -218,6 +225,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --workers must not be negative (0: only remote workers)")
 	case rc.Batch < 1:
 		return usageErrorf("train: --batch must be at least 1")
+	case rc.Buffer < 1:
+		return usageErrorf("train: --buffer must be at least 1")
 	case rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite) != nil:
 		return usageErrorf("train: %v", rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite))
 	case rc.DecisionCredit && rc.Policy != "recipe":
@@ -266,7 +275,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
 	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
-	cfg.DecisionCredit = rc.DecisionCredit
+	cfg.DecisionCredit, cfg.BufferSize = rc.DecisionCredit, rc.Buffer
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}

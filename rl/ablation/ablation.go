@@ -216,7 +216,9 @@ func one(ctx context.Context, cfg Config, seed uint64, aware bool) (Run, error) 
 	lc := rl.DefaultConfig()
 	lc.RunID = fmt.Sprintf("ablation-s%d", seed)
 	lc.Batch, lc.Budget, lc.DurationAware, lc.Seed, lc.MaxStaleness = cfg.Batch, cfg.Budget, aware, seed, cfg.MaxStaleness
-	lc.TimeCharge = 0 // the paper's two updates, nothing else: a charge on time would blur what the ablation isolates
+	// The paper's two updates, nothing else: a charge on time, or edits
+	// always of the best, would blur what the ablation isolates.
+	lc.TimeCharge, lc.BufferSize = 0, rl.PaperBuffer
 	if cfg.Utility != "" {
 		lc.Utility = cfg.Utility
 	}
