@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mlerl/mlerl/report"
+	"github.com/mlerl/mlerl/rl"
 )
 
 // bench mlebench trains on MLE-bench competitions one by one and prints the
@@ -57,6 +58,10 @@ func benchMLEBench(ctx context.Context, args []string, stdout, stderr io.Writer)
 		ef.timeout = programTimeout(rc.Budget, ef.timeout) // as train sets it
 	}
 	rc.DurationAware, rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation = true, ef.instrument, ef.timeout, ef.memory, ef.isolation
+	// The learner as train's defaults set it. Left zero, the fields read as
+	// a run.json from before they existed: the reward, no time charge.
+	d := rl.DefaultConfig()
+	rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer = d.Utility, d.ImproveCredit, d.TimeCharge, d.Elite, d.BufferSize
 	rc.InstrumenterURL, rc.InstrumenterModel = ef.instrumenterURL, ef.instrumenterModel
 	pf.apply(&rc)
 	var rows []report.MLEBenchRow

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/report"
+	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/sandbox"
 )
 
@@ -107,6 +108,14 @@ func TestBenchMLEBench(t *testing.T) {
 	}
 	if page, _ := os.ReadFile(filepath.Join(row.Run, "report.html")); !strings.Contains(string(page), "<td>leaderboard</td>") {
 		t.Error("report.html does not show the rank")
+	}
+	// It trains as train does by default, and run.json says so.
+	var rc runConfig
+	d := rl.DefaultConfig()
+	if b, err := os.ReadFile(filepath.Join(row.Run, runConfigFile)); err != nil || json.Unmarshal(b, &rc) != nil ||
+		rc.Utility != d.Utility || rc.ImproveCredit != d.ImproveCredit || rc.TimeCharge != d.TimeCharge || rc.Buffer != d.BufferSize {
+		t.Errorf("run.json: utility %q, improve credit %q, time charge %v, buffer %d (%v); want train's defaults %q, %q, %v, %d",
+			rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Buffer, err, d.Utility, d.ImproveCredit, d.TimeCharge, d.BufferSize)
 	}
 
 	// Again, as text: the finished run is reused, not retrained.
