@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mlerl/mlerl/report"
-	"github.com/mlerl/mlerl/rl"
 )
 
 // bench mlebench trains on MLE-bench competitions one by one and prints the
@@ -40,6 +39,8 @@ func benchMLEBench(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fl.Uint64Var(&rc.Seed, "seed", 1, "random seed")
 	var pf policyFlags
 	pf.register(fl)
+	var lf learnFlags
+	lf.register(fl)
 	var ef envFlags
 	ef.register(fl)
 	ids, err := parseInterleaved(fl, args)
@@ -57,13 +58,15 @@ func benchMLEBench(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !set["timeout"] {
 		ef.timeout = programTimeout(rc.Budget, ef.timeout) // as train sets it
 	}
-	rc.DurationAware, rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation = true, ef.instrument, ef.timeout, ef.memory, ef.isolation
-	// The learner as train's defaults set it. Left zero, the fields read as
-	// a run.json from before they existed: the reward, no time charge.
-	d := rl.DefaultConfig()
-	rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer = d.Utility, d.ImproveCredit, d.TimeCharge, d.Elite, d.BufferSize
+	rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation = ef.instrument, ef.timeout, ef.memory, ef.isolation
 	rc.InstrumenterURL, rc.InstrumenterModel = ef.instrumenterURL, ef.instrumenterModel
 	pf.apply(&rc)
+	lf.apply(&rc)
+	probe := rc
+	probe.Tasks = ids // each competition's run names its own task
+	if err := probe.check(); err != nil {
+		return err
+	}
 	var rows []report.MLEBenchRow
 	for _, id := range ids {
 		row, err := benchCompetition(ctx, rc, &ef, *repo, *data, *out, id, stderr)

@@ -138,6 +138,8 @@ func TestBenchMLEBenchUsage(t *testing.T) {
 		{[]string{"--repo", repo, "--data", data}, "usage"},
 		{[]string{"--repo", repo, "spooky-author-identification"}, "usage"},
 		{[]string{"--repo", repo, "--data", data, "--budget", "0s", "spooky-author-identification"}, "must be positive"},
+		{[]string{"--repo", repo, "--data", data, "--buffer", "0", "spooky-author-identification"}, "--buffer must be at least 1"},
+		{[]string{"--repo", repo, "--data", data, "--time-charge", "-1", "spooky-author-identification"}, "--time-charge -1"},
 		{[]string{"--repo", repo, "--data", data, "--out", out, "spaceship-titanic"}, "unknown grader"},
 	} {
 		code, _, stderr := runCmd(t, append([]string{"bench", "mlebench"}, c.args...)...)

@@ -89,13 +89,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	budget := fs.Duration("budget", 4*time.Minute, "wall-clock budget of the run (summed over resumes)")
 	workers := fs.Int("workers", runtime.NumCPU(), "local executor slots")
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (the paper's 128 needs far more executors than a laptop)")
-	durAware := fs.Bool("duration-aware", true, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
-	utility := fs.String("utility", rl.UtilityRank, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
-	improveCredit := fs.String("improve-credit", rl.ImproveAbsolute, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
-	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
-	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
-	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
-	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
+	var lf learnFlags
+	lf.register(fs)
 	seed := fs.Uint64("seed", 1, "random seed")
 	cacheDir := fs.String("cache", "", "folder of program executions shared across runs: an identical program on the same data and settings is not run again (within a run it never is)")
 	drain := fs.Duration("drain", 0, "at the budget, let running programs finish for up to this long before the last update (0: abandon them, written as cancelled episodes)")
@@ -136,11 +131,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		rc = runConfig{
 			Tasks: splitList(*taskArg), Policy: *policy, Budget: *budget, Workers: *workers, Batch: *batch,
-			DurationAware: *durAware, Utility: *utility, ImproveCredit: *improveCredit, TimeCharge: *timeCharge, Elite: *elite, Seed: *seed,
-			DecisionCredit: *decisionCredit, Buffer: *buffer, Instrument: ef.instrument, Timeout: ef.timeout, Memory: ef.memory, Isolation: ef.isolation,
+			Seed: *seed, Instrument: ef.instrument, Timeout: ef.timeout, Memory: ef.memory, Isolation: ef.isolation,
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
 		pf.apply(&rc)
+		lf.apply(&rc)
 	}
 	if err := rc.check(); err != nil {
 		return exitStatus(stderr, err)
@@ -410,4 +405,31 @@ func (s rankSink) Summary(sum rl.Summary) error {
 		sum.Extra = extra
 	}
 	return s.Sink.Summary(sum)
+}
+
+// learnFlags are the learner's settings, train's and bench mlebench's alike,
+// kept in runConfig so --resume reuses them. Their defaults are
+// rl.DefaultConfig's: a command that trains without them would read as a
+// run.json from before they existed.
+type learnFlags struct {
+	durationAware, decisionCredit bool
+	utility, improveCredit        string
+	timeCharge, elite             float64
+	buffer                        int
+}
+
+func (f *learnFlags) register(fs *flag.FlagSet) {
+	d := rl.DefaultConfig()
+	fs.BoolVar(&f.durationAware, "duration-aware", d.DurationAware, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
+	fs.StringVar(&f.utility, "utility", d.Utility, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
+	fs.StringVar(&f.improveCredit, "improve-credit", d.ImproveCredit, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
+	fs.Float64Var(&f.timeCharge, "time-charge", d.TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
+	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
+	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
+	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
+}
+
+func (f *learnFlags) apply(rc *runConfig) {
+	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit =
+		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit
 }
