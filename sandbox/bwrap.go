@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -168,7 +169,7 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	defer p.close()
 
 	// bwrap reports its child's pid, through which the host measures the
-	// sandbox's /tmp.
+	// sandbox's /tmp and kills the sandbox.
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("sandbox: pipe: %w", err)
@@ -185,17 +186,19 @@ func (s *Sandbox) runBwrap(ctx context.Context, r *run, res *Result) error {
 	p.closeChildEnds()
 	infoW.Close()
 	wait := p.pump(r)
+	child := readBwrapChild(infoR)
+	defer child.close()
 	tmpDone := make(chan struct{})
 	tmpRes := make(chan tmpPeak, 1)
 	go func() {
-		n, err := watchBwrapTmp(infoR, p.upCh, tmpDone)
+		n, err := watchBwrapTmp(child, p.upCh, tmpDone)
 		tmpRes <- tmpPeak{n, err}
 	}()
 
-	werr := awaitBwrap(ctx, cmd, r.limits.Timeout, res)
+	werr := awaitBwrap(ctx, cmd, child, r.limits.Timeout, res)
 	res.Duration = time.Since(start)
-	// Killing bwrap kills its pid namespace; the pipes close with the last
-	// process in it.
+	// Killing the sandbox's pid 1 kills its pid namespace; the pipes close
+	// with the last process in it.
 	waitPumps(wait, p, 5*time.Second)
 	close(tmpDone)
 	tmp := <-tmpRes
@@ -232,9 +235,9 @@ func (s *Sandbox) bwrapCommand(r *run, p *pipes, infoW *os.File) *exec.Cmd {
 	return cmd
 }
 
-// awaitBwrap waits for bwrap to exit, killing it at the deadline (setting
-// res.TimedOut) or when ctx ends; it returns cmd.Wait's error.
-func awaitBwrap(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, res *Result) error {
+// awaitBwrap waits for bwrap to exit, killing the sandbox at the deadline
+// (setting res.TimedOut) or when ctx ends; it returns cmd.Wait's error.
+func awaitBwrap(ctx context.Context, cmd *exec.Cmd, child *bwrapChild, timeout time.Duration, res *Result) error {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
@@ -244,11 +247,141 @@ func awaitBwrap(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, res *
 	case werr = <-exited:
 	case <-timer.C:
 		res.TimedOut = true
-		werr = killAndWait(cmd, exited)
+		werr = killBwrap(cmd, child, exited)
 	case <-ctx.Done():
-		werr = killAndWait(cmd, exited)
+		werr = killBwrap(cmd, child, exited)
 	}
 	return werr
+}
+
+// reportWait bounds how long a kill waits for bwrap's report of its child.
+// bwrap writes it right after creating the child, so only a bwrap stuck
+// before that (when it has no child to leave behind) makes the wait last.
+const reportWait = 5 * time.Second
+
+// killBwrap kills a bwrap run and returns cmd.Wait's error. Killing bwrap
+// alone is not enough: the sandbox's pid 1 binds itself to bwrap's life
+// (--die-with-parent) only after bwrap has built its mounts, and a bwrap
+// killed before that left the namespace running on its own, the program
+// in it outside every limit of the host. So the kill goes to the sandbox's
+// pid 1, which takes the whole pid namespace with it, as soon as bwrap has
+// reported it, and to bwrap.
+func killBwrap(cmd *exec.Cmd, child *bwrapChild, exited <-chan error) error {
+	wait := time.NewTimer(reportWait)
+	defer wait.Stop()
+	var werr error
+	gone := false
+	select {
+	case <-child.ready:
+	case werr = <-exited:
+		gone = true
+	case <-wait.C:
+	}
+	child.kill()
+	if !gone {
+		cmd.Process.Kill()
+		werr = <-exited
+	}
+	// A report that came late (or with bwrap's exit) still gets its kill.
+	late := time.NewTimer(time.Second)
+	defer late.Stop()
+	select {
+	case <-child.ready:
+		child.kill()
+	case <-late.C:
+	}
+	return werr
+}
+
+// bwrapChild is the sandbox's pid 1 as bwrap reports it on --info-fd, right
+// after creating it, pinned by a pidfd so that neither a signal nor a /proc
+// lookup can reach a later process that reuses the pid.
+type bwrapChild struct {
+	info  *os.File      // the read end of bwrap's --info-fd
+	ready chan struct{} // closed once the fields below are set
+	pid   int
+	pidfd int   // -1 when there is none: no report, or pid 1 had ended
+	err   error // why there is no report
+}
+
+// bwrapInfo is the part of bwrap's --info-fd report the host uses.
+type bwrapInfo struct {
+	ChildPID int `json:"child-pid"`
+}
+
+// readBwrapChild reads bwrap's report from info in the background; close
+// releases info.
+func readBwrapChild(info *os.File) *bwrapChild {
+	c := &bwrapChild{info: info, ready: make(chan struct{}), pidfd: -1}
+	go func() {
+		defer close(c.ready)
+		var bi bwrapInfo
+		if err := json.NewDecoder(info).Decode(&bi); err != nil {
+			c.err = fmt.Errorf("bwrap info: %w", err)
+			return
+		}
+		if bi.ChildPID <= 0 {
+			c.err = fmt.Errorf("bwrap info: child pid %d", bi.ChildPID)
+			return
+		}
+		c.pid = bi.ChildPID
+		fd, err := unix.PidfdOpen(bi.ChildPID, 0)
+		if errors.Is(err, unix.ESRCH) {
+			return
+		}
+		if err != nil {
+			c.err = fmt.Errorf("pidfd of the sandbox's pid 1: %w", err)
+			return
+		}
+		// bwrap reported the pid while that process was alive, and it is
+		// bwrap's child, so only bwrap reaping it could free the pid before
+		// the pidfd pinned it. A pid reused meanwhile would not be the init
+		// of a pid namespace.
+		if !namespaceInit(bi.ChildPID) {
+			unix.Close(fd)
+			return
+		}
+		c.pidfd = fd
+	}()
+	return c
+}
+
+// namespaceInit reports whether pid is pid 1 of its own pid namespace.
+func namespaceInit(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			f := strings.Fields(rest)
+			return len(f) > 1 && f[len(f)-1] == "1"
+		}
+	}
+	return false
+}
+
+// kill sends SIGKILL to the sandbox's pid 1, if it has been reported and
+// pinned; sent from the host's pid namespace, it cannot be caught.
+func (c *bwrapChild) kill() {
+	select {
+	case <-c.ready:
+	default:
+		return
+	}
+	if c.pidfd >= 0 {
+		unix.PidfdSendSignal(c.pidfd, unix.SIGKILL, nil, 0)
+	}
+}
+
+// close ends the read of the report, if it is still waiting, and releases
+// the pidfd.
+func (c *bwrapChild) close() {
+	c.info.Close()
+	<-c.ready
+	if c.pidfd >= 0 {
+		unix.Close(c.pidfd)
+	}
 }
 
 // bwrapResult fills res from bwrap's exit and the /tmp peak, and says why

@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -92,43 +90,40 @@ func (m *memFS) Peak() int64 { return m.peak.Load() }
 // program's namespace is gone too.
 func (m *memFS) close() { unix.Close(m.fd) }
 
-// bwrapInfo is the part of bwrap's --info-fd report the sampler uses.
-type bwrapInfo struct {
-	ChildPID int `json:"child-pid"`
-}
-
 // watchBwrapTmp follows the tmpfs at /tmp of a bwrap sandbox (which also
 // holds /dev/shm) until done is closed, and returns its peak use in bytes.
-// info is bwrap's --info-fd; up is closed once the bootstrap has started,
-// when bwrap's mounts are all in place and the program has not run yet
-// (before that, the child's root may still be the host's). A run that ends
-// before its /tmp is reached has no tmpfs peak (it is bounded all the same);
-// a live sandbox whose /tmp cannot be reached is an error.
-func watchBwrapTmp(info io.Reader, up, done <-chan struct{}) (int64, error) {
-	var bi bwrapInfo
-	if err := json.NewDecoder(info).Decode(&bi); err != nil {
-		return 0, fmt.Errorf("bwrap info: %w", err)
+// child is the sandbox's pid 1 as bwrap reported it; up is closed once the
+// bootstrap has started, when bwrap's mounts are all in place and the
+// program has not run yet (before that, the child's root may still be the
+// host's). A run that ends before its /tmp is reached has no tmpfs peak (it
+// is bounded all the same); a live sandbox whose /tmp cannot be reached is
+// an error.
+func watchBwrapTmp(child *bwrapChild, up, done <-chan struct{}) (int64, error) {
+	// A report already in counts even when done is closed too (a short run).
+	select {
+	case <-child.ready:
+	default:
+		select {
+		case <-child.ready:
+		case <-done:
+			return 0, nil
+		}
 	}
-	if bi.ChildPID <= 0 {
-		return 0, fmt.Errorf("bwrap info: child pid %d", bi.ChildPID)
+	if child.err != nil {
+		return 0, child.err
 	}
-	// The pidfd pins which process the pid means: bwrap reported it while
-	// that process (the sandbox's pid 1) was alive, and as long as the pidfd
-	// says it has not exited, /proc/PID is still it and not a reuse.
-	pidfd, err := unix.PidfdOpen(bi.ChildPID, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return 0, nil
+	if child.pidfd < 0 {
+		return 0, nil // it had ended before it could be pinned
 	}
-	if err != nil {
-		return 0, fmt.Errorf("pidfd of the sandbox's pid 1: %w", err)
-	}
-	defer unix.Close(pidfd)
+	// The pidfd pins which process the pid means: as long as it says the
+	// process has not exited, /proc/PID is still it and not a reuse.
+	pidfd := child.pidfd
 	select {
 	case <-up:
 	case <-done:
 		return 0, nil
 	}
-	m, err := openBwrapTmp(bi.ChildPID)
+	m, err := openBwrapTmp(child.pid)
 	// A process on its way out releases its root before its pidfd reports
 	// the exit: a root that is gone (ENOENT) means an exit in progress, so
 	// wait for the pidfd to say so rather than fail the run.

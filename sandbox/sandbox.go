@@ -8,7 +8,9 @@
 //     /dev/shm (a link to /tmp/.shm), a private tmpfs /tmp the size of the
 //     memory limit, and its working directory at
 //     /sandbox with the task's public files bound read-only at /sandbox/data.
-//     Killing bwrap tears down the pid namespace, so the whole tree dies. A
+//     A kill goes to the namespace's pid 1 (reported by bwrap, pinned by a
+//     pidfd), which tears down the pid namespace, so the whole tree dies
+//     even when bwrap is killed before it has built the sandbox. A
 //     small shell script (init.sh) is the namespace's pid 1 (bwrap
 //     --as-pid-1): it runs the interpreter and reaps the tree, so the rusage
 //     the host gets from waiting for bwrap holds the program's peak memory.
