@@ -85,6 +85,13 @@ def _mlerl_boot(g):
     try:
         os.write(4, b".")
         os.close(4)
+    except BrokenPipeError:
+        # No one reads the started pipe: the host that started this run has
+        # died, in a moment before bwrap's --die-with-parent held (or its
+        # run was killed meanwhile). No one would time, bound or collect
+        # the program, so it is not run.
+        sys.stderr.write("sandbox: the host is gone; the program is not run\n")
+        os._exit(125)
     except OSError:
         pass
     src = sys.stdin.buffer.read()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -619,5 +620,59 @@ print("caps", caps("self"), caps(1))
 		if sb.Level() == LevelBwrap && os.Geteuid() == 0 && init != 0xe4 {
 			t.Errorf("bwrap as root: pid 1's effective capabilities are %#x, want 0xe4 (DAC_READ_SEARCH, KILL, SETGID, SETUID)", init)
 		}
+	}
+}
+
+// The bootstrap runs no program once no one reads its started pipe: the host
+// died while bwrap was still building the sandbox (when killing bwrap does
+// not yet kill its child), and no one would bound or collect the run.
+func TestBootstrapRunsNothingForADeadHost(t *testing.T) {
+	sb := tiers(t)[0]
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "ran")
+	markR, markW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer markR.Close()
+	defer markW.Close()
+	upR, upW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upW.Close()
+	upR.Close() // the host's end, gone with the host
+	args := append([]string{"-S"}, sb.boot...)
+	args = append(args, "-1", "-1", "-1", "-1", sb.sysPath)
+	cmd := exec.Command(sb.python, args...)
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("open(%q, 'w').write('x')\n", flag))
+	cmd.ExtraFiles = []*os.File{markW, upW}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 125 {
+		t.Errorf("err %v, want exit status 125; output %q", err, out)
+	}
+	if !bytes.Contains(out, []byte("host is gone")) {
+		t.Errorf("output %q does not say why", out)
+	}
+	if _, err := os.Stat(flag); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the program ran (stat %s: %v)", flag, err)
+	}
+
+	// The same bootstrap with the host's end open runs the program.
+	upR2, upW2, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upR2.Close()
+	defer upW2.Close()
+	cmd = exec.Command(sb.python, args...)
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("open(%q, 'w').write('x')\n", flag))
+	cmd.ExtraFiles = []*os.File{markW, upW2}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("with a host: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(flag); err != nil {
+		t.Errorf("with a host the program did not run: %v", err)
 	}
 }
