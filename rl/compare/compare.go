@@ -123,6 +123,7 @@ type Arm struct {
 	Distinct      Stat   `json:"distinct_programs"`
 	FailureRate   Stat   `json:"failure_rate"`
 	LateScratch   Stat   `json:"late_scratch_median"`
+	Updates       Stat   `json:"updates"`
 }
 
 // Result is the whole comparison.
@@ -448,8 +449,9 @@ func median(xs []float64) float64 {
 }
 
 func (a *Arm) summarise() {
-	var best, eps, dist, fail, late []float64
+	var best, eps, dist, fail, late, upd []float64
 	for _, r := range a.Runs {
+		upd = append(upd, float64(r.Updates))
 		if r.LateScratch != nil {
 			late = append(late, *r.LateScratch)
 		}
@@ -463,6 +465,7 @@ func (a *Arm) summarise() {
 		}
 	}
 	a.Best, a.Episodes, a.Distinct, a.FailureRate, a.LateScratch = stat(best), stat(eps), stat(dist), stat(fail), stat(late)
+	a.Updates = stat(upd)
 }
 
 func stat(xs []float64) Stat {
@@ -492,6 +495,10 @@ func initNote(dir string) string {
 	return ", starting from the policy of " + dir
 }
 
+// rowFormat is one line of Print's table, its header included. Widths are
+// in runes (fmt pads by runes), so a "±" keeps the columns aligned.
+const rowFormat = "  %-18s %-20s %-14s %-14s %-8s %-12s %-20s %s\n"
+
 // Print writes the table: per task, each arm's mean ± standard error, and
 // each RL arm's gap to no-learn in standard errors of the difference.
 func (r *Result) Print(w io.Writer) {
@@ -513,7 +520,7 @@ func (r *Result) Print(w io.Writer) {
 			dir = "lower is better"
 		}
 		fmt.Fprintf(w, "%s (%s)\n", t, dir)
-		fmt.Fprintf(w, "  %-18s %-20s %-14s %-14s %-12s %-20s %s\n", "arm", "best score", "episodes", "distinct", "failed", "late scratch median", "vs no-learn")
+		fmt.Fprintf(w, rowFormat, "arm", "best score", "episodes", "distinct", "failed", "updates", "late scratch median", "vs no-learn")
 		var base *Arm
 		for i := range arms {
 			if arms[i].Arm == NoLearn {
@@ -533,11 +540,16 @@ func (r *Result) Print(w io.Writer) {
 					vs += fmt.Sprintf(" (%+.1f SE)", d/se)
 				}
 			}
-			fmt.Fprintf(w, "  %-18s %-20s %-14s %-14s %-12s %s\n", a.Arm,
+			late := "-" // no run wrote a valid program from scratch late
+			if a.LateScratch.N > 0 {
+				late = fmt.Sprintf("%.4f ± %.4f", a.LateScratch.Mean, a.LateScratch.SE)
+			}
+			fmt.Fprintf(w, rowFormat, a.Arm,
 				fmt.Sprintf("%.4f ± %.4f", a.Best.Mean, a.Best.SE),
 				fmt.Sprintf("%.0f ± %.0f", a.Episodes.Mean, a.Episodes.SE),
 				fmt.Sprintf("%.0f ± %.0f", a.Distinct.Mean, a.Distinct.SE),
-				fmt.Sprintf("%.1f%%", 100*a.FailureRate.Mean), vs)
+				fmt.Sprintf("%.1f%%", 100*a.FailureRate.Mean),
+				fmt.Sprintf("%.1f ± %.1f", a.Updates.Mean, a.Updates.SE), late, vs)
 		}
 		fmt.Fprintln(w)
 	}

@@ -202,3 +202,59 @@ func TestCompareReportsRunsInProgress(t *testing.T) {
 		t.Errorf("the finished runs' lines are missing:\n%s", out.String())
 	}
 }
+
+// The table's rows put every figure under its header, the late scratch
+// median and the updates included, and give an RL arm's gap to no-learn
+// in standard errors of the difference, signed so that positive is better.
+func TestPrintColumns(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	res := Result{Mode: "test", Arms: []Arm{
+		{Task: "t", Arm: NoLearn, LowerIsBetter: true, Runs: []Run{
+			{Seed: 1, Best: f(0.70), Episodes: 20, Distinct: 20, Failures: 2, Updates: 2, LateScratch: f(0.90)},
+			{Seed: 2, Best: f(0.60), Episodes: 30, Distinct: 28, Failures: 3, Updates: 3, LateScratch: f(0.80)},
+		}},
+		{Task: "t", Arm: DurationAware, LowerIsBetter: true, Runs: []Run{
+			{Seed: 1, Best: f(0.55), Episodes: 22, Distinct: 22, Updates: 2},
+			{Seed: 2, Best: f(0.45), Episodes: 24, Distinct: 24, Updates: 3},
+		}},
+	}}
+	for i := range res.Arms {
+		res.Arms[i].summarise()
+	}
+	var out bytes.Buffer
+	res.Print(&out)
+	lines := strings.Split(out.String(), "\n")
+	var header string
+	rows := map[string]string{}
+	for _, l := range lines {
+		switch f := strings.Fields(l); {
+		case len(f) > 0 && f[0] == "arm":
+			header = l
+		case len(f) > 0 && (f[0] == NoLearn || f[0] == DurationAware):
+			rows[f[0]] = l
+		}
+	}
+	if header == "" || len(rows) != 2 {
+		t.Fatalf("no header or rows:\n%s", out.String())
+	}
+	col := func(line, s string) int { return len([]rune(line[:strings.Index(line, s)])) }
+	cases := []struct{ arm, column, want string }{
+		{NoLearn, "best score", "0.6500 ± 0.0500"},
+		{NoLearn, "episodes", "25 ± 5"},
+		{NoLearn, "failed", "10.0%"},
+		{NoLearn, "updates", "2.5 ± 0.5"},
+		{NoLearn, "late scratch median", "0.8500 ± 0.0500"},
+		{DurationAware, "late scratch median", "- "},
+		{DurationAware, "vs no-learn", "+0.1500 (+2.1 SE)"},
+	}
+	for _, c := range cases {
+		row := rows[c.arm]
+		if !strings.Contains(row, c.want) {
+			t.Errorf("%s row lacks %q:\n%s", c.arm, c.want, out.String())
+			continue
+		}
+		if got, want := col(row, c.want), col(header, c.column); got != want {
+			t.Errorf("%s: %q at column %d, its header %q at %d:\n%s", c.arm, c.want, got, c.column, want, out.String())
+		}
+	}
+}
