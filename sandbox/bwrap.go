@@ -267,30 +267,27 @@ const reportWait = 5 * time.Second
 // pid 1, which takes the whole pid namespace with it, as soon as bwrap has
 // reported it, and to bwrap.
 func killBwrap(cmd *exec.Cmd, child *bwrapChild, exited <-chan error) error {
-	wait := time.NewTimer(reportWait)
-	defer wait.Stop()
-	var werr error
-	gone := false
-	select {
-	case <-child.ready:
-	case werr = <-exited:
-		gone = true
-	case <-wait.C:
-	}
+	reported := closedWithin(child.ready, reportWait)
 	child.kill()
-	if !gone {
-		cmd.Process.Kill()
-		werr = <-exited
-	}
+	cmd.Process.Kill()
+	werr := <-exited
 	// A report that came late (or with bwrap's exit) still gets its kill.
-	late := time.NewTimer(time.Second)
-	defer late.Stop()
-	select {
-	case <-child.ready:
+	if !reported && closedWithin(child.ready, time.Second) {
 		child.kill()
-	case <-late.C:
 	}
 	return werr
+}
+
+// closedWithin reports whether ch is closed within d.
+func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // bwrapChild is the sandbox's pid 1 as bwrap reports it on --info-fd, right

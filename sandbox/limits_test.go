@@ -18,7 +18,17 @@ import (
 )
 
 // survivors lists host processes whose command line holds tag.
-func survivors(tag string) []int {
+func survivors(tag string) []int { return procsWith("cmdline", tag) }
+
+// environHolders lists host processes whose environment holds tag. A run's
+// environment reaches every process of the sandbox, the init shell included,
+// from the moment bwrap starts it; a command line does not (it is bwrap's
+// until the exec).
+func environHolders(tag string) []int { return procsWith("environ", tag) }
+
+// procsWith lists host processes other than this one whose /proc/PID/file
+// holds tag.
+func procsWith(file, tag string) []int {
 	var out []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -26,7 +36,7 @@ func survivors(tag string) []int {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), file))
 		if err == nil && bytes.Contains(b, []byte(tag)) {
 			out = append(out, pid)
 		}
@@ -340,26 +350,6 @@ func TestPeakMemoryExcludesStartersPast(t *testing.T) {
 	if res.PeakMemoryBytes > 250<<20 {
 		t.Errorf("peak memory %d MiB for a trivial program after this process held 300 MiB", res.PeakMemoryBytes>>20)
 	}
-}
-
-// environHolders lists host processes whose environment holds tag. A run's
-// environment reaches every process of the sandbox, the init shell included,
-// from the moment bwrap starts it; a command line does not (it is bwrap's
-// until the exec).
-func environHolders(tag string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(b, []byte(tag)) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // A run cancelled at any point of its start-up leaves nothing behind. bwrap's
