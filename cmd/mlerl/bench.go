@@ -19,6 +19,7 @@ const benchUsage = `usage: mlerl bench duration-ablation [--json] [--seeds N] [-
        mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]
        mlerl bench mlebench --repo MLEBENCH --data DATA [--out DIR] [--budget 4m] [--policy recipe|llm ...] [--seed S] [--json] ID...
        mlerl bench rl-vs-prompting --task T[,T...] [--seeds 5] [--budget 4m] [--workers 2] [--batch 8] [--arms A,B] [--cache DIR] [--json]
+       mlerl bench rl-vs-prompting --merge FILE,FILE... [--json]
 built-in tables (--table NAME): hpc-job-class (default) and letter-recognition, recorded from real runs; synthetic, made up`
 
 // runBench runs benchmarks that stand for a claim of the method:

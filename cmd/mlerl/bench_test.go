@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -133,6 +134,45 @@ func TestInitPolicyRefused(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%v: made the run folder", tc.args)
+		}
+	}
+}
+
+// --merge reads the --json outputs of bench processes run side by side into
+// one table: the committed stackoverflow-remote runs (one process per arm)
+// give the gap bench/RESULTS.md reports. Files that are not such outputs,
+// and flags that only apply to running, are refused by name.
+func TestBenchMergeResults(t *testing.T) {
+	dir := "../../bench/results/"
+	files := dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-nl.json," + dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-rl.json"
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", files}, &stdout, &stderr); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"0.7339 ± 0.0005", "0.7308 ± 0.0021", "+0.0031 (+1.4 SE)", "5 seeds"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("merged table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.json")
+	if err := os.WriteFile(garbage, []byte(`{"runs": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--merge", garbage}, 1, "garbage.json is not the --json output"},
+		{[]string{"--merge", dir + "no-such.json"}, 1, "no-such.json"},
+		{[]string{"--merge", files, "--seeds", "3"}, 2, "--seeds does not apply to --merge"},
+		{[]string{"--merge", dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-nl.json," + dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-nl.json"}, 1, "seed 1 is in both"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		code := run(context.Background(), append([]string{"bench", "rl-vs-prompting"}, tc.args...), &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q in:\n%s", tc.args, code, tc.code, tc.want, stderr.String())
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"time"
@@ -39,6 +40,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "RL arms: credit per decision, each hyperparameter judged against the task's programs of its own model family")
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
+	merge := fs.String("merge", "", "print the table of earlier --json outputs (files, comma-separated: arms run side by side, or seeds run later) as one comparison, instead of running")
 	var ef envFlags
 	ef.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -46,6 +48,17 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *merge != "" {
+		for name := range set {
+			if name != "merge" && name != "json" {
+				return usageErrorf("bench rl-vs-prompting: --%s does not apply to --merge, which only reads earlier results", name)
+			}
+		}
+		if fs.NArg() > 0 {
+			return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
+		}
+		return mergeResults(splitList(*merge), *asJSON, stdout)
+	}
 	arms := splitList(*armsArg)
 	for _, a := range arms {
 		if !slices.Contains(compare.Arms(), a) {
@@ -99,6 +112,35 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	res.Print(stdout)
+	return nil
+}
+
+// mergeResults reads the --json outputs in paths and writes them as one
+// comparison: a table, or one JSON document with asJSON.
+func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
+	var parts []*compare.Result
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("--merge: %w", err)
+		}
+		var r compare.Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("--merge: %s is not the --json output of bench rl-vs-prompting: %w", p, err)
+		}
+		if len(r.Arms) == 0 || r.Budget <= 0 {
+			return fmt.Errorf("--merge: %s is not the --json output of bench rl-vs-prompting: no arms or no budget in it", p)
+		}
+		parts = append(parts, &r)
+	}
+	res, err := compare.Merge(parts, paths)
+	if err != nil {
+		return err
+	}
+	if asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	res.Print(stdout)

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -140,8 +141,12 @@ type Result struct {
 	Decision bool          `json:"rl_decision_credit,omitempty"`
 	Init     string        `json:"rl_init_policy,omitempty"`
 	Buffer   int           `json:"rl_buffer"`
-	Arms     []Arm         `json:"arms"`
-	Executed int           `json:"executed"` // programs really run, over all runs
+	// Settings are every program's limits (time, memory, instrumentation,
+	// threads): part of what a run's outcomes depend on. Absent (zero) in
+	// results written before they were recorded.
+	Settings episode.Settings `json:"settings"`
+	Arms     []Arm            `json:"arms"`
+	Executed int              `json:"executed"` // programs really run, over all runs
 }
 
 // Compare runs every arm on every task with every seed.
@@ -155,7 +160,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		arms = Arms()
 	}
 	res := &Result{Mode: "virtual clock over a shared evaluation store: each distinct program ran once for real; runs replay its measured outcome and duration",
-		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds}
+		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds, Settings: cfg.Settings}
 	def := rl.DefaultConfig()
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
@@ -487,6 +492,29 @@ func stat(xs []float64) Stat {
 	return s
 }
 
+// seedNote lists each arm's seeds when the arms do not all have the same
+// ones, as after a merge of parts with different --seeds ("" otherwise).
+func seedNote(arms []Arm) string {
+	seeds := make([]string, len(arms))
+	same := true
+	for i, a := range arms {
+		var s []string
+		for _, r := range a.Runs {
+			s = append(s, fmt.Sprint(r.Seed))
+		}
+		seeds[i] = strings.Join(s, ",")
+		same = same && seeds[i] == seeds[0]
+	}
+	if same {
+		return ""
+	}
+	var parts []string
+	for i, a := range arms {
+		parts = append(parts, a.Arm+" "+seeds[i])
+	}
+	return strings.Join(parts, "; ")
+}
+
 // initNote names the run the RL arms started from, if any.
 func initNote(dir string) string {
 	if dir == "" {
@@ -502,8 +530,12 @@ const rowFormat = "  %-18s %-20s %-14s %-14s %-8s %-12s %-20s %s\n"
 // Print writes the table: per task, each arm's mean ± standard error, and
 // each RL arm's gap to no-learn in standard errors of the difference.
 func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
+	limit := ""
+	if r.Settings.Timeout > 0 {
+		limit = fmt.Sprintf(", program limit %v", r.Settings.Timeout)
+	}
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, limit, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {
@@ -515,11 +547,7 @@ func (r *Result) Print(w io.Writer) {
 	sort.Strings(order)
 	for _, t := range order {
 		arms := byTask[t]
-		dir := "higher is better"
-		if arms[0].LowerIsBetter {
-			dir = "lower is better"
-		}
-		fmt.Fprintf(w, "%s (%s)\n", t, dir)
+		fmt.Fprintf(w, "%s (%s)\n", t, direction(arms[0].LowerIsBetter))
 		fmt.Fprintf(w, rowFormat, "arm", "best score", "episodes", "distinct", "failed", "updates", "late scratch median", "vs no-learn")
 		var base *Arm
 		for i := range arms {
@@ -550,6 +578,9 @@ func (r *Result) Print(w io.Writer) {
 				fmt.Sprintf("%.0f ± %.0f", a.Distinct.Mean, a.Distinct.SE),
 				fmt.Sprintf("%.1f%%", 100*a.FailureRate.Mean),
 				fmt.Sprintf("%.1f ± %.1f", a.Updates.Mean, a.Updates.SE), late, vs)
+		}
+		if note := seedNote(arms); note != "" {
+			fmt.Fprintf(w, "  seeds differ between arms (merged results; the gaps compare all of each arm's runs): %s\n", note)
 		}
 		fmt.Fprintln(w)
 	}

@@ -1,0 +1,151 @@
+package compare
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Merge combines comparisons that ran apart into one result, so that one
+// table compares them: the usual case is one bench process per arm side by
+// side (each gets its own real slot), or more seeds run later on the same
+// store. names label the parts in errors (file names), one per part.
+//
+// Parts must have been run alike — the same budget, workers, batch, clock
+// and program settings — or their numbers do not compare, and Merge says
+// which setting differs. The RL settings only bind parts that have an RL
+// arm: a no-learn run's are its defaults and never shaped anything. A run
+// (task, arm, seed) in two parts is an error, not a silent pick. Summaries
+// are computed again from the runs, not trusted from the parts.
+func Merge(parts []*Result, names []string) (*Result, error) {
+	if len(parts) == 0 || len(parts) != len(names) {
+		return nil, fmt.Errorf("merge: need results, each with a name (got %d results, %d names)", len(parts), len(names))
+	}
+	out := &Result{}
+	var rlFrom string // the first part with an RL arm, whose RL settings the rest must share
+	type runKey struct {
+		task, arm string
+		seed      uint64
+	}
+	seen := map[runKey]string{}
+	arms := map[[2]string]*Arm{}
+	lowerBetter := map[string]bool{} // per task
+	for i, p := range parts {
+		name := names[i]
+		if i == 0 {
+			*out = *p
+			out.Arms, out.Executed = nil, 0
+		} else if err := sameRun(out, p, names[0], name); err != nil {
+			return nil, err
+		}
+		if out.Settings.Timeout == 0 { // the first part that recorded them
+			out.Settings = p.Settings
+		}
+		if hasRL(p) {
+			if rlFrom == "" {
+				rlFrom = name
+				out.Utility, out.Credit, out.Charge, out.Elite = p.Utility, p.Credit, p.Charge, p.Elite
+				out.Decision, out.Init, out.Buffer = p.Decision, p.Init, p.Buffer
+			} else if d := rlDiff(out, p); d != "" {
+				return nil, fmt.Errorf("merge: %s and %s ran their RL arms with different %s", rlFrom, name, d)
+			}
+		}
+		out.Executed += p.Executed
+		for _, a := range p.Arms {
+			if lower, ok := lowerBetter[a.Task]; ok && lower != a.LowerIsBetter {
+				return nil, fmt.Errorf("merge: %s says task %s is %s, an earlier part the opposite", name, a.Task, direction(a.LowerIsBetter))
+			}
+			lowerBetter[a.Task] = a.LowerIsBetter
+			k := [2]string{a.Task, a.Arm}
+			m := arms[k]
+			if m == nil {
+				m = &Arm{Task: a.Task, Arm: a.Arm, LowerIsBetter: a.LowerIsBetter}
+				arms[k] = m
+			}
+			for _, r := range a.Runs {
+				rk := runKey{a.Task, a.Arm, r.Seed}
+				if first, dup := seen[rk]; dup {
+					return nil, fmt.Errorf("merge: %s %s seed %d is in both %s and %s", a.Task, a.Arm, r.Seed, first, name)
+				}
+				seen[rk] = name
+				m.Runs = append(m.Runs, r)
+			}
+		}
+	}
+	order := Arms()
+	out.Seeds = 0
+	for _, m := range arms {
+		slices.SortFunc(m.Runs, func(a, b Run) int { return cmp.Compare(a.Seed, b.Seed) })
+		m.summarise()
+		out.Arms = append(out.Arms, *m)
+		out.Seeds = max(out.Seeds, len(m.Runs))
+	}
+	slices.SortFunc(out.Arms, func(a, b Arm) int {
+		return cmp.Or(strings.Compare(a.Task, b.Task), slices.Index(order, a.Arm)-slices.Index(order, b.Arm), strings.Compare(a.Arm, b.Arm))
+	})
+	return out, nil
+}
+
+// sameRun says how q was run differently from p, in what every arm shares.
+// Program settings recorded by only one of them (results from before they
+// were recorded) are not held against it.
+func sameRun(p, q *Result, pName, qName string) error {
+	var d []string
+	if p.Mode != q.Mode {
+		d = append(d, fmt.Sprintf("clock (%q, %q)", p.Mode, q.Mode))
+	}
+	if p.Budget != q.Budget {
+		d = append(d, fmt.Sprintf("budget (%v, %v)", p.Budget, q.Budget))
+	}
+	if p.Workers != q.Workers {
+		d = append(d, fmt.Sprintf("workers (%d, %d)", p.Workers, q.Workers))
+	}
+	if p.Batch != q.Batch {
+		d = append(d, fmt.Sprintf("batch (%d, %d)", p.Batch, q.Batch))
+	}
+	ps, qs := p.Settings, q.Settings
+	if ps != qs && ps.Timeout != 0 && qs.Timeout != 0 {
+		d = append(d, fmt.Sprintf("program settings (limit %v, memory %d, instrument %q, threads %d; limit %v, memory %d, instrument %q, threads %d)",
+			ps.Timeout, ps.MemoryBytes, ps.Instrument, ps.Threads, qs.Timeout, qs.MemoryBytes, qs.Instrument, qs.Threads))
+	}
+	if len(d) > 0 {
+		return fmt.Errorf("merge: %s and %s were not run alike: %s", pName, qName, strings.Join(d, ", "))
+	}
+	return nil
+}
+
+// rlDiff names the RL settings in which p and q differ ("" when none).
+func rlDiff(p, q *Result) string {
+	var d []string
+	add := func(differ bool, what string, a, b any) {
+		if differ {
+			d = append(d, fmt.Sprintf("%s (%v, %v)", what, a, b))
+		}
+	}
+	add(p.Utility != q.Utility, "utility", p.Utility, q.Utility)
+	add(p.Credit != q.Credit, "improve credit", p.Credit, q.Credit)
+	add(p.Charge != q.Charge, "time charge", p.Charge, q.Charge)
+	add(p.Elite != q.Elite, "elite", p.Elite, q.Elite)
+	add(p.Decision != q.Decision, "decision credit", p.Decision, q.Decision)
+	add(p.Init != q.Init, "initial policy", p.Init, q.Init)
+	add(p.Buffer != q.Buffer, "buffer", p.Buffer, q.Buffer)
+	return strings.Join(d, ", ")
+}
+
+// hasRL says whether r has an arm that learns, whose RL settings mattered.
+func hasRL(r *Result) bool {
+	for _, a := range r.Arms {
+		if a.Arm == DurationAware || a.Arm == Naive {
+			return true
+		}
+	}
+	return false
+}
+
+func direction(lower bool) string {
+	if lower {
+		return "lower is better"
+	}
+	return "higher is better"
+}

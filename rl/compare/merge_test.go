@@ -1,0 +1,122 @@
+package compare
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mlerl/mlerl/episode"
+)
+
+// part is one bench process's result: arm on task "t" (lower is better)
+// with the given seeds' best scores, run as base says.
+func part(base Result, arm string, best map[uint64]float64) *Result {
+	r := base
+	a := Arm{Task: "t", Arm: arm, LowerIsBetter: true}
+	for s := uint64(1); s <= 9; s++ {
+		if b, ok := best[s]; ok {
+			a.Runs = append(a.Runs, Run{Seed: s, Best: &b, Episodes: 10, Distinct: 10})
+		}
+	}
+	a.summarise()
+	r.Arms = []Arm{a}
+	r.Executed = 10 * len(a.Runs)
+	return &r
+}
+
+// Arms run apart merge into one comparison whose summaries and gap are
+// computed again from the runs; parts that were not run alike, or hold the
+// same run twice, are refused with what differs.
+func TestMerge(t *testing.T) {
+	base := Result{Mode: "virtual", Budget: 4 * time.Minute, Workers: 2, Batch: 8, Seeds: 3,
+		Utility: "rank", Credit: "absolute", Charge: 0.25, Buffer: 1,
+		Settings: episode.Settings{Timeout: 40 * time.Second, Threads: 1}}
+	with := func(f func(r *Result)) Result { r := base; f(&r); return r }
+	nl := part(base, NoLearn, map[uint64]float64{1: 0.7, 2: 0.6, 3: 0.65})
+	rl := part(base, DurationAware, map[uint64]float64{1: 0.55, 2: 0.45, 3: 0.5})
+
+	t.Run("arms side by side", func(t *testing.T) {
+		m, err := Merge([]*Result{nl, rl}, []string{"nl.json", "rl.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Arms) != 2 || m.Arms[0].Arm != DurationAware || m.Arms[1].Arm != NoLearn {
+			t.Fatalf("arms %+v, want duration-aware then no-learn", m.Arms)
+		}
+		if m.Executed != 60 || m.Seeds != 3 || m.Settings.Timeout != 40*time.Second {
+			t.Errorf("executed %d, seeds %d, settings %+v", m.Executed, m.Seeds, m.Settings)
+		}
+		var out bytes.Buffer
+		m.Print(&out)
+		// gap 0.15, SE of the difference hypot(0.0289, 0.0289) = 0.0408: 3.7
+		if !strings.Contains(out.String(), "+0.1500 (+3.7 SE)") || !strings.Contains(out.String(), "program limit 40s") {
+			t.Errorf("table lacks the gap or the limit:\n%s", out.String())
+		}
+		if strings.Contains(out.String(), "seeds differ") {
+			t.Errorf("same seeds reported as differing:\n%s", out.String())
+		}
+	})
+	t.Run("seeds run later", func(t *testing.T) {
+		more := part(with(func(r *Result) { r.Seeds = 5 }), NoLearn, map[uint64]float64{4: 0.9, 5: 0.8})
+		m, err := Merge([]*Result{nl, rl, more}, []string{"a", "b", "c"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := m.Arms[1]
+		if a.Arm != NoLearn || len(a.Runs) != 5 || a.Runs[3].Seed != 4 || a.Best.N != 5 {
+			t.Fatalf("no-learn runs %+v", a)
+		}
+		if got := a.Best.Mean; got < 0.7299 || got > 0.7301 {
+			t.Errorf("no-learn mean best %.4f, want 0.7300 over the 5 seeds", got)
+		}
+		var out bytes.Buffer
+		m.Print(&out)
+		if !strings.Contains(out.String(), "rl-duration-aware 1,2,3; no-learn 1,2,3,4,5") {
+			t.Errorf("table does not say the seeds differ:\n%s", out.String())
+		}
+	})
+	t.Run("results without recorded settings", func(t *testing.T) {
+		old := part(with(func(r *Result) { r.Settings = episode.Settings{} }), NoLearn, map[uint64]float64{1: 0.7})
+		m, err := Merge([]*Result{old, rl}, []string{"old", "new"})
+		if err != nil || m.Settings.Timeout != 40*time.Second {
+			t.Fatalf("merge with an old result: %v, settings %+v", err, m.Settings)
+		}
+	})
+	t.Run("no-learn's RL settings do not bind", func(t *testing.T) {
+		other := part(with(func(r *Result) { r.Buffer, r.Charge = 8, 0 }), NoLearn, map[uint64]float64{1: 0.7})
+		m, err := Merge([]*Result{other, rl}, []string{"nl", "rl"})
+		if err != nil || m.Buffer != 1 || m.Charge != 0.25 {
+			t.Fatalf("merge: %v; buffer %d, charge %g, want the RL part's 1 and 0.25", err, m.Buffer, m.Charge)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		parts []*Result
+		want  string
+	}{
+		{"budget", []*Result{nl, part(with(func(r *Result) { r.Budget = time.Hour }), DurationAware, map[uint64]float64{1: 0.5})}, "budget (4m0s, 1h0m0s)"},
+		{"workers", []*Result{nl, part(with(func(r *Result) { r.Workers = 4 }), DurationAware, map[uint64]float64{1: 0.5})}, "workers (2, 4)"},
+		{"batch", []*Result{nl, part(with(func(r *Result) { r.Batch = 16 }), DurationAware, map[uint64]float64{1: 0.5})}, "batch (8, 16)"},
+		{"clock", []*Result{nl, part(with(func(r *Result) { r.Mode = "real" }), DurationAware, map[uint64]float64{1: 0.5})}, "clock"},
+		{"program limit", []*Result{nl, part(with(func(r *Result) { r.Settings.Timeout = time.Minute }), DurationAware, map[uint64]float64{1: 0.5})}, "limit 40s"},
+		{"threads", []*Result{nl, part(with(func(r *Result) { r.Settings.Threads = 2 }), DurationAware, map[uint64]float64{1: 0.5})}, "threads 1"},
+		{"RL settings", []*Result{rl, part(with(func(r *Result) { r.Buffer = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different buffer (1, 8)"},
+		{"same run twice", []*Result{nl, part(base, NoLearn, map[uint64]float64{3: 0.6})}, "t no-learn seed 3 is in both p0 and p1"},
+		{"direction", []*Result{nl, func() *Result {
+			r := part(base, DurationAware, map[uint64]float64{1: 0.5})
+			r.Arms[0].LowerIsBetter = false
+			return r
+		}()}, "higher is better"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			names := []string{"p0", "p1"}
+			if _, err := Merge(tc.parts, names); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("merge: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Merge(nil, nil); err == nil {
+		t.Error("merge of nothing: no error")
+	}
+}
