@@ -9,8 +9,12 @@ export PATH := $(PATH):/usr/local/go/bin
 setup:
 	./scripts/setup.sh
 
+# The commit the binary says it is (mlerl version, result files), with
+# "+modified" for a changed work tree; empty where git cannot say.
+COMMIT := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c="$$c+modified"; echo "$$c"; })
+
 build: setup
-	$(GO) build -o mlerl ./cmd/mlerl
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o mlerl ./cmd/mlerl
 
 # The main job on the embedded default: asynchronous RL with the built-in
 # recipe policy on a suite task. Each run gets its own folder under runs/.

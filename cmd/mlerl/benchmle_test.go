@@ -117,6 +117,9 @@ func TestBenchMLEBench(t *testing.T) {
 		t.Errorf("run.json: utility %q, improve credit %q, time charge %v, buffer %d (%v); want train's defaults %q, %q, %v, %d",
 			rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Buffer, err, d.Utility, d.ImproveCredit, d.TimeCharge, d.BufferSize)
 	}
+	if rc.Binary != revision() || rc.Binary == "" {
+		t.Errorf("run.json: binary %q, want this binary's %q", rc.Binary, revision())
+	}
 
 	// Again, as text: the finished run is reused, not retrained.
 	code2, text, stderr2 := runCmd(t, append(args[:len(args)-2:len(args)-2], id)...)

@@ -111,6 +111,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	res.Binary = revision()
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}

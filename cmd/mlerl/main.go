@@ -49,6 +49,13 @@ commands:
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)
   bench record-replay --task T --out FILE [--plans N] [--repeats R]
                                record a replay table from real sandboxed runs of recipe plans
+  bench rl-vs-prompting --task T[,T] [--seeds 5] [--budget 4m] [--arms A,B] [--cache DIR] [--json]
+                               RL against --no-learn and random search, on a virtual clock over real executions
+  bench rl-vs-prompting --merge FILE,FILE... [--json]
+                               one table from --json outputs run apart (an arm per process, or seeds added later)
+  bench mlebench --repo MLEBENCH --data DATA [--budget 4m] [--json] ID...
+                               import MLE-bench competitions, train, and score them as MLE-bench does
+  version                      the commit this binary was built from
   help                         this text
 
 Run "mlerl COMMAND -h" for a command's flags.
@@ -59,15 +66,16 @@ Run "mlerl COMMAND -h" for a command's flags.
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
-	"tasks":  runTasks,
-	"grade":  runGrade,
-	"exec":   runExec,
-	"train":  runTrain,
-	"suite":  runSuite,
-	"bench":  runBench,
-	"worker": runWorker,
-	"serve":  runServe,
-	"ui":     runUI,
+	"tasks":   runTasks,
+	"grade":   runGrade,
+	"exec":    runExec,
+	"train":   runTrain,
+	"suite":   runSuite,
+	"bench":   runBench,
+	"worker":  runWorker,
+	"serve":   runServe,
+	"ui":      runUI,
+	"version": runVersion,
 }
 
 func main() {

@@ -73,6 +73,9 @@ type runConfig struct {
 	// Cache is a folder of executions shared across runs (episode.Cache);
 	// within a run identical programs never run twice whether it is set or not.
 	Cache string `json:"cache,omitempty"`
+	// Binary is the commit of the mlerl that created the run (mlerl
+	// version); a resume keeps it.
+	Binary string `json:"binary,omitempty"`
 }
 
 const runConfigFile = "run.json"
@@ -362,6 +365,7 @@ func (tr *trainRun) openFolder(pol rl.Policy, cfg *rl.Config, opts runfolder.Opt
 	if err != nil {
 		return nil, errUsage{err}
 	}
+	tr.rc.Binary = revision()
 	b, _ := json.MarshalIndent(tr.rc, "", "  ")
 	if err := runfolder.WriteFileAtomic(filepath.Join(tr.dir, runConfigFile), b); err != nil {
 		folder.Close()

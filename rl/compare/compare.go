@@ -145,8 +145,11 @@ type Result struct {
 	// threads): part of what a run's outcomes depend on. Absent (zero) in
 	// results written before they were recorded.
 	Settings episode.Settings `json:"settings"`
-	Arms     []Arm            `json:"arms"`
-	Executed int              `json:"executed"` // programs really run, over all runs
+	// Binary is the commit of the mlerl that ran it (mlerl version; merged
+	// results list each differing one).
+	Binary   string `json:"binary,omitempty"`
+	Arms     []Arm  `json:"arms"`
+	Executed int    `json:"executed"` // programs really run, over all runs
 }
 
 // Compare runs every arm on every task with every seed.
@@ -533,6 +536,9 @@ func (r *Result) Print(w io.Writer) {
 	limit := ""
 	if r.Settings.Timeout > 0 {
 		limit = fmt.Sprintf(", program limit %v", r.Settings.Timeout)
+	}
+	if r.Binary != "" {
+		limit += ", binary " + r.Binary
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
 		r.Mode, r.Budget, r.Workers, r.Batch, limit, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)

@@ -52,6 +52,9 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 			}
 		}
 		out.Executed += p.Executed
+		if i > 0 && p.Binary != "" && !slices.Contains(strings.Split(out.Binary, ", "), p.Binary) {
+			out.Binary = strings.TrimPrefix(out.Binary+", "+p.Binary, ", ")
+		}
 		for _, a := range p.Arms {
 			if lower, ok := lowerBetter[a.Task]; ok && lower != a.LowerIsBetter {
 				return nil, fmt.Errorf("merge: %s says task %s is %s, an earlier part the opposite", name, a.Task, direction(a.LowerIsBetter))

@@ -76,6 +76,14 @@ func TestMerge(t *testing.T) {
 			t.Errorf("table does not say the seeds differ:\n%s", out.String())
 		}
 	})
+	t.Run("binaries", func(t *testing.T) {
+		a, b, c := *nl, *rl, *part(base, DurationAware, map[uint64]float64{5: 0.5})
+		a.Binary, b.Binary, c.Binary = "99c71f3", "ec69588", "99c71f3"
+		m, err := Merge([]*Result{&a, &b, &c}, []string{"a", "b", "c"})
+		if err != nil || m.Binary != "99c71f3, ec69588" {
+			t.Fatalf("merge: %v, binary %q, want each differing one once", err, m.Binary)
+		}
+	})
 	t.Run("results without recorded settings", func(t *testing.T) {
 		old := part(with(func(r *Result) { r.Settings = episode.Settings{} }), NoLearn, map[uint64]float64{1: 0.7})
 		m, err := Merge([]*Result{old, rl}, []string{"old", "new"})
