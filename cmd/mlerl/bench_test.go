@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mlerl/mlerl/rl/compare"
 )
 
 // bench duration-ablation: by default on the real hpc-job-class table, JSON per
@@ -174,5 +178,33 @@ func TestBenchMergeResults(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, want %d and %q in:\n%s", tc.args, code, tc.code, tc.want, stderr.String())
 		}
+	}
+}
+
+// A comparison that stopped part way still writes the runs that finished,
+// marked incomplete, and returns its error for the exit status; one with no
+// finished run writes nothing.
+func TestWriteComparisonKeepsFinishedRuns(t *testing.T) {
+	best := 0.7
+	res := &compare.Result{Mode: "virtual", Budget: time.Hour, Workers: 2, Batch: 8, Seeds: 3,
+		Incomplete: "1 of 3 runs finished: context canceled",
+		Arms:       []compare.Arm{{Task: "t", Arm: compare.NoLearn, Runs: []compare.Run{{Seed: 1, Best: &best, Episodes: 9}}}}}
+	var out bytes.Buffer
+	err := writeComparison(res, context.Canceled, true, &out)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want the cancellation", err)
+	}
+	var back compare.Result
+	if jerr := json.Unmarshal(out.Bytes(), &back); jerr != nil || len(back.Arms) != 1 || len(back.Arms[0].Runs) != 1 || back.Incomplete == "" {
+		t.Errorf("JSON written %q (%v), want seed 1's run and the incomplete note", out.String(), jerr)
+	}
+	out.Reset()
+	if err := writeComparison(res, context.Canceled, false, &out); err == nil || !strings.HasPrefix(out.String(), "INCOMPLETE: 1 of 3") {
+		t.Errorf("table: err %v, written:\n%s", err, out.String())
+	}
+	out.Reset()
+	empty := &compare.Result{Arms: []compare.Arm{{Task: "t", Arm: compare.NoLearn}}}
+	if err := writeComparison(empty, context.Canceled, true, &out); !errors.Is(err, context.Canceled) || out.Len() != 0 {
+		t.Errorf("no finished run: err %v, written %q", err, out.String())
 	}
 }

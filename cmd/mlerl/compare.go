@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -108,15 +109,41 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		Settings: settings, Run: gated(runner, dirs, *slots), Store: store, Progress: stderr,
 		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 	})
-	if err != nil {
+	if res != nil {
+		res.Binary = revision()
+	}
+	return writeComparison(res, err, *asJSON, stdout)
+}
+
+// writeComparison writes what Compare returned: the table, or JSON with
+// asJSON. The runs that finished are written even when others did not (a
+// failure, Ctrl-C an hour in): the result says it is incomplete, and the
+// error, the exit status's, is still returned.
+func writeComparison(res *compare.Result, err error, asJSON bool, stdout io.Writer) error {
+	if res == nil || err != nil && !anyRun(res) {
 		return err
 	}
-	res.Binary = revision()
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(res)
+	if asJSON {
+		if jerr := json.NewEncoder(stdout).Encode(res); jerr != nil {
+			return errors.Join(err, jerr)
+		}
+	} else {
+		res.Print(stdout)
 	}
-	res.Print(stdout)
+	if err != nil {
+		return fmt.Errorf("%w (the runs that finished are written to stdout)", err)
+	}
 	return nil
+}
+
+// anyRun says whether res holds at least one finished run.
+func anyRun(res *compare.Result) bool {
+	for _, a := range res.Arms {
+		if len(a.Runs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeResults reads the --json outputs in paths and writes them as one
@@ -141,11 +168,7 @@ func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return json.NewEncoder(stdout).Encode(res)
-	}
-	res.Print(stdout)
-	return nil
+	return writeComparison(res, nil, asJSON, stdout)
 }
 
 // gated runs jobs with runner on the tasks' folders, at most slots at once.

@@ -147,9 +147,12 @@ type Result struct {
 	Settings episode.Settings `json:"settings"`
 	// Binary is the commit of the mlerl that ran it (mlerl version; merged
 	// results list each differing one).
-	Binary   string `json:"binary,omitempty"`
-	Arms     []Arm  `json:"arms"`
-	Executed int    `json:"executed"` // programs really run, over all runs
+	Binary string `json:"binary,omitempty"`
+	// Incomplete says why some runs are missing (a run failed, or the
+	// comparison was stopped); the runs that finished are all there.
+	Incomplete string `json:"incomplete,omitempty"`
+	Arms       []Arm  `json:"arms"`
+	Executed   int    `json:"executed"` // programs really run, over all runs
 }
 
 // Compare runs every arm on every task with every seed.
@@ -309,7 +312,15 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		errs = append(errs, fmt.Errorf("compare: %w", ctx.Err()))
 	}
 	if len(errs) > 0 {
-		return res, errors.Join(errs...)
+		finished := 0
+		for _, sl := range all {
+			if !sl.skipped && sl.err == nil {
+				finished++
+			}
+		}
+		err := errors.Join(errs...)
+		res.Incomplete = fmt.Sprintf("%d of %d runs finished: %v", finished, len(all), err)
+		return res, err
 	}
 	return res, nil
 }
@@ -539,6 +550,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Binary != "" {
 		limit += ", binary " + r.Binary
+	}
+	if r.Incomplete != "" {
+		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
 		r.Mode, r.Budget, r.Workers, r.Batch, limit, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)

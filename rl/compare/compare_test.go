@@ -258,3 +258,53 @@ func TestPrintColumns(t *testing.T) {
 		}
 	}
 }
+
+// cancelOn is a progress writer that cancels when a line it was told to
+// wait for is written (Compare writes Progress under its own lock).
+type cancelOn struct {
+	bytes.Buffer
+	line   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.line) {
+		c.cancel()
+	}
+	return c.Buffer.Write(p)
+}
+
+// A comparison stopped part way (Ctrl-C an hour in) still returns the runs
+// that finished, says it is incomplete and why, and the table says so too.
+func TestCompareKeepsFinishedRunsWhenStopped(t *testing.T) {
+	_, prep := tinyChurn(t)
+	store, err := episode.NewStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOn{line: "tiny-churn no-learn seed 1: best", cancel: cancel}
+	res, err := Compare(ctx, Config{
+		Tasks: []*episode.Prepared{prep}, Arms: []string{NoLearn}, Seeds: 3, Budget: time.Minute, Workers: 2, Batch: 4, Parallel: 1,
+		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
+		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+			return episode.Execution{Episode: job.ID, Task: job.Task, ExitCode: 1, DurationS: 5, Settings: job.Settings}, nil
+		},
+		Store: store, Progress: out,
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want the cancellation", err)
+	}
+	if res == nil || len(res.Arms) != 1 || len(res.Arms[0].Runs) != 1 || res.Arms[0].Runs[0].Seed != 1 || res.Arms[0].Episodes.N != 1 {
+		t.Fatalf("result %+v, want seed 1's run alone", res)
+	}
+	if !strings.Contains(res.Incomplete, "1 of 3 runs finished") {
+		t.Errorf("incomplete %q", res.Incomplete)
+	}
+	var table bytes.Buffer
+	res.Print(&table)
+	if !strings.HasPrefix(table.String(), "INCOMPLETE: 1 of 3 runs finished") {
+		t.Errorf("table does not start by saying it is incomplete:\n%s", table.String())
+	}
+}

@@ -52,6 +52,12 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 			}
 		}
 		out.Executed += p.Executed
+		if p.Incomplete != "" { // part 0's was copied in above and is rewritten here with its name
+			if i == 0 {
+				out.Incomplete = ""
+			}
+			out.Incomplete = strings.TrimPrefix(out.Incomplete+"; ", "; ") + name + ": " + p.Incomplete
+		}
 		if i > 0 && p.Binary != "" && !slices.Contains(strings.Split(out.Binary, ", "), p.Binary) {
 			out.Binary = strings.TrimPrefix(out.Binary+", "+p.Binary, ", ")
 		}
