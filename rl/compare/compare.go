@@ -341,16 +341,43 @@ type watched struct {
 	*rl.Memory
 	mu   sync.Mutex
 	last *rl.Metrics
+	// paces are (real, virtual) times of recent updates, for the time left;
+	// now is the real clock (time.Now when nil).
+	paces []pace
+	now   func() time.Time
+}
+
+type pace struct {
+	real time.Time
+	virt float64 // virtual seconds
+}
+
+// paceWindow is how far back the time left is judged from. The whole run
+// would not do: its start replays a store at no cost, and real programs
+// run slower when other runs share the machine.
+const paceWindow = 10 * time.Minute
+
+func (w *watched) clock() time.Time {
+	if w.now != nil {
+		return w.now()
+	}
+	return time.Now()
 }
 
 func (w *watched) Metrics(x rl.Metrics) error {
 	w.mu.Lock()
 	w.last = &x
+	now := w.clock()
+	w.paces = append(w.paces, pace{now, x.TimeS})
+	for len(w.paces) > 2 && now.Sub(w.paces[1].real) > paceWindow {
+		w.paces = w.paces[1:] // keep one sample at or beyond the window
+	}
 	w.mu.Unlock()
 	return w.Memory.Metrics(x)
 }
 
-// String says how far the run is: virtual time, episodes, best so far.
+// String says how far the run is: virtual time, episodes, best so far, and
+// the real time left at the recent pace.
 func (w *watched) String(budget time.Duration) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -361,7 +388,29 @@ func (w *watched) String(budget time.Duration) string {
 	if w.last.BestScore != nil {
 		best = fmt.Sprintf("%.4f", *w.last.BestScore)
 	}
-	return fmt.Sprintf("%v of %v virtual, %d episodes, best %s", time.Duration(w.last.TimeS*float64(time.Second)).Round(time.Second), budget, w.last.Episodes, best)
+	line := fmt.Sprintf("%v of %v virtual, %d episodes, best %s", time.Duration(w.last.TimeS*float64(time.Second)).Round(time.Second), budget, w.last.Episodes, best)
+	if left, ok := w.left(budget); ok {
+		line += fmt.Sprintf("; about %v left", left)
+	}
+	return line
+}
+
+// left estimates the real time until the run's virtual budget is spent,
+// from the real time the last paceWindow of updates took per virtual
+// second (false while there is too little to judge from).
+func (w *watched) left(budget time.Duration) (time.Duration, bool) {
+	if len(w.paces) < 2 {
+		return 0, false
+	}
+	first, last := w.paces[0], w.paces[len(w.paces)-1]
+	dv, dr := last.virt-first.virt, last.real.Sub(first.real)
+	if dv <= 0 || dr < time.Minute {
+		return 0, false
+	}
+	// Projected from the last update, less the real time spent since it.
+	rest := budget.Seconds() - last.virt
+	left := time.Duration(rest*float64(dr)/dv) - w.clock().Sub(last.real)
+	return max(left, 0).Round(time.Minute), true
 }
 
 func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, seed uint64, mem *watched) (Run, error) {

@@ -308,3 +308,38 @@ func TestCompareKeepsFinishedRunsWhenStopped(t *testing.T) {
 		t.Errorf("table does not start by saying it is incomplete:\n%s", table.String())
 	}
 }
+
+// The time left is judged from the recent pace, not the run's start (which
+// replays a store at no cost), and only once there is a minute to judge by.
+func TestTimeLeftFromRecentPace(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)
+	now := t0
+	w := &watched{Memory: &rl.Memory{}, now: func() time.Time { return now }}
+	update := func(real time.Duration, virt float64) {
+		now = t0.Add(real)
+		if err := w.Metrics(rl.Metrics{TimeS: virt, Episodes: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	budget := 20 * time.Minute
+	update(0, 10)
+	if s := w.String(budget); strings.Contains(s, "left") {
+		t.Errorf("one update: %q, want no estimate", s)
+	}
+	update(30*time.Second, 240) // the store's replay: 4 virtual minutes in 30 s
+	if s := w.String(budget); strings.Contains(s, "left") {
+		t.Errorf("half a minute in: %q, want no estimate yet", s)
+	}
+	// Then 5 real minutes per virtual minute, for 30 real minutes.
+	for m := 1; m <= 30; m++ {
+		update(30*time.Second+time.Duration(m)*time.Minute, 240+float64(m)*12)
+	}
+	// 600 of 1200 virtual seconds: 10 virtual minutes left at 5 real each.
+	if s := w.String(budget); !strings.Contains(s, "10m0s of 20m0s virtual") || !strings.HasSuffix(s, "about 50m0s left") {
+		t.Errorf("progress %q, want 50m left at the recent pace", s)
+	}
+	now = now.Add(20 * time.Minute) // no update since
+	if got, _ := w.left(budget); got != 30*time.Minute {
+		t.Errorf("20 minutes after the last update: %v left, want 30m", got)
+	}
+}
