@@ -593,18 +593,18 @@ const rowFormat = "  %-18s %-20s %-14s %-14s %-8s %-12s %-20s %s\n"
 // Print writes the table: per task, each arm's mean ± standard error, and
 // each RL arm's gap to no-learn in standard errors of the difference.
 func (r *Result) Print(w io.Writer) {
-	limit := ""
+	extra := "" // what the header says when known
 	if r.Settings.Timeout > 0 {
-		limit = fmt.Sprintf(", program limit %v", r.Settings.Timeout)
+		extra = fmt.Sprintf(", program limit %v", r.Settings.Timeout)
 	}
 	if r.Binary != "" {
-		limit += ", binary " + r.Binary
+		extra += ", binary " + r.Binary
 	}
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, limit, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {
