@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -13,8 +14,7 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(args) > 0 {
 		return exitStatus(stderr, usageErrorf("version: unexpected argument %q", args[0]))
 	}
-	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprintf(stdout, "mlerl %s (%s)\n", revision(), goVersionOf(bi))
+	fmt.Fprintf(stdout, "mlerl %s (%s)\n", revision(), runtime.Version())
 	return 0
 }
 
@@ -58,11 +58,4 @@ func revisionOf(bi *debug.BuildInfo) string {
 		rev += "+modified"
 	}
 	return rev
-}
-
-func goVersionOf(bi *debug.BuildInfo) string {
-	if bi == nil {
-		return "go version unknown"
-	}
-	return bi.GoVersion
 }

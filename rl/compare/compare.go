@@ -293,6 +293,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	var errs []error
+	finished := 0
 	for _, sl := range all {
 		switch {
 		case sl.skipped:
@@ -303,6 +304,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		res.Executed += sl.run.Executed
 		sl.arm.Runs = append(sl.arm.Runs, sl.run)
+		finished++
 	}
 	for _, a := range armList {
 		a.summarise()
@@ -312,12 +314,6 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		errs = append(errs, fmt.Errorf("compare: %w", ctx.Err()))
 	}
 	if len(errs) > 0 {
-		finished := 0
-		for _, sl := range all {
-			if !sl.skipped && sl.err == nil {
-				finished++
-			}
-		}
 		err := errors.Join(errs...)
 		res.Incomplete = fmt.Sprintf("%d of %d runs finished: %v", finished, len(all), err)
 		return res, err

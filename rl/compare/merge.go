@@ -23,7 +23,8 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 		return nil, fmt.Errorf("merge: need results, each with a name (got %d results, %d names)", len(parts), len(names))
 	}
 	out := &Result{}
-	var rlFrom string // the first part with an RL arm, whose RL settings the rest must share
+	var rlFrom string        // the first part with an RL arm, whose RL settings the rest must share
+	settingsFrom := names[0] // the first part that recorded program settings
 	type runKey struct {
 		task, arm string
 		seed      uint64
@@ -36,11 +37,11 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 		if i == 0 {
 			*out = *p
 			out.Arms, out.Executed = nil, 0
-		} else if err := sameRun(out, p, names[0], name); err != nil {
+		} else if err := sameRun(out, p, names[0], settingsFrom, name); err != nil {
 			return nil, err
 		}
 		if out.Settings.Timeout == 0 { // the first part that recorded them
-			out.Settings = p.Settings
+			out.Settings, settingsFrom = p.Settings, name
 		}
 		if hasRL(p) {
 			if rlFrom == "" {
@@ -96,10 +97,11 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 	return out, nil
 }
 
-// sameRun says how q was run differently from p, in what every arm shares.
+// sameRun says how q was run differently from p, in what every arm shares;
+// p's program settings are from part settingsFrom, the rest from pName.
 // Program settings recorded by only one of them (results from before they
 // were recorded) are not held against it.
-func sameRun(p, q *Result, pName, qName string) error {
+func sameRun(p, q *Result, pName, settingsFrom, qName string) error {
 	var d []string
 	if p.Mode != q.Mode {
 		d = append(d, fmt.Sprintf("clock (%q, %q)", p.Mode, q.Mode))
@@ -113,13 +115,12 @@ func sameRun(p, q *Result, pName, qName string) error {
 	if p.Batch != q.Batch {
 		d = append(d, fmt.Sprintf("batch (%d, %d)", p.Batch, q.Batch))
 	}
-	ps, qs := p.Settings, q.Settings
-	if ps != qs && ps.Timeout != 0 && qs.Timeout != 0 {
-		d = append(d, fmt.Sprintf("program settings (limit %v, memory %d, instrument %q, threads %d; limit %v, memory %d, instrument %q, threads %d)",
-			ps.Timeout, ps.MemoryBytes, ps.Instrument, ps.Threads, qs.Timeout, qs.MemoryBytes, qs.Instrument, qs.Threads))
-	}
 	if len(d) > 0 {
 		return fmt.Errorf("merge: %s and %s were not run alike: %s", pName, qName, strings.Join(d, ", "))
+	}
+	if ps, qs := p.Settings, q.Settings; ps != qs && ps.Timeout != 0 && qs.Timeout != 0 {
+		return fmt.Errorf("merge: %s and %s were not run alike: program settings (limit %v, memory %d, instrument %q, threads %d; limit %v, memory %d, instrument %q, threads %d)",
+			settingsFrom, qName, ps.Timeout, ps.MemoryBytes, ps.Instrument, ps.Threads, qs.Timeout, qs.MemoryBytes, qs.Instrument, qs.Threads)
 	}
 	return nil
 }

@@ -91,6 +91,14 @@ func TestMerge(t *testing.T) {
 			t.Fatalf("merge with an old result: %v, settings %+v", err, m.Settings)
 		}
 	})
+	t.Run("settings conflict names the part that recorded them", func(t *testing.T) {
+		old := part(with(func(r *Result) { r.Settings = episode.Settings{} }), NoLearn, map[uint64]float64{1: 0.7})
+		other := part(with(func(r *Result) { r.Settings.Timeout = time.Minute }), NoLearn, map[uint64]float64{2: 0.7})
+		_, err := Merge([]*Result{old, rl, other}, []string{"old", "new", "other"})
+		if err == nil || !strings.Contains(err.Error(), "new and other were not run alike: program settings (limit 40s") {
+			t.Errorf("merge: %v, want new's and other's limits named", err)
+		}
+	})
 	t.Run("no-learn's RL settings do not bind", func(t *testing.T) {
 		other := part(with(func(r *Result) { r.Buffer, r.Charge = 8, 0 }), NoLearn, map[uint64]float64{1: 0.7})
 		m, err := Merge([]*Result{other, rl}, []string{"nl", "rl"})
