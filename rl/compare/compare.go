@@ -104,6 +104,63 @@ type Run struct {
 	Executed    int      `json:"executed"` // really run by this run (not in the store before)
 	FromStore   int      `json:"from_store"`
 	RealS       float64  `json:"real_s"` // wall-clock seconds the run took here
+	// Steps are the changes of the run's best, in order: its best so far at
+	// any point of the budget. The learner uses the budget only to stop, so
+	// one long run also gives every shorter budget's comparison, and when
+	// each arm got where it ended. Absent in results written before.
+	Steps []Step `json:"best_steps,omitempty"`
+}
+
+// Step is a change of a run's best: from virtual second T on, its best
+// score is Best.
+type Step struct {
+	T    float64 `json:"t_s"`
+	Best float64 `json:"best"`
+}
+
+// bestAt is the best of steps by virtual second t (false: none yet).
+func bestAt(steps []Step, t float64) (float64, bool) {
+	best, ok := 0.0, false
+	for _, s := range steps {
+		if s.T > t {
+			break
+		}
+		best, ok = s.Best, true
+	}
+	return best, ok
+}
+
+// reached is the virtual second at which steps first got to target or
+// better (false: never).
+func reached(steps []Step, target float64, lowerIsBetter bool) (float64, bool) {
+	for _, s := range steps {
+		if s.Best == target || (s.Best < target) == lowerIsBetter {
+			return s.T, true
+		}
+	}
+	return 0, false
+}
+
+// stepsOf is the run's best so far as it changed, from its episodes: the
+// learner's rule (the valid episode of highest reward, the first to
+// complete among equals) in the order they completed.
+func stepsOf(recs []rl.EpisodeRecord) []Step {
+	var done []rl.EpisodeRecord
+	for _, e := range recs {
+		if e.Valid && !e.Cancelled && e.Score != nil {
+			done = append(done, e)
+		}
+	}
+	sort.SliceStable(done, func(i, j int) bool { return done[i].DoneS < done[j].DoneS })
+	var steps []Step
+	var top float64
+	for i, e := range done {
+		if i == 0 || e.Reward > top {
+			top = e.Reward
+			steps = append(steps, Step{T: e.DoneS, Best: *e.Score})
+		}
+	}
+	return steps
 }
 
 // Stat is a mean and its standard error over seeds.
@@ -125,6 +182,15 @@ type Arm struct {
 	FailureRate   Stat   `json:"failure_rate"`
 	LateScratch   Stat   `json:"late_scratch_median"`
 	Updates       Stat   `json:"updates"`
+	// BestAt is the best so far at each quarter of the budget, over the
+	// runs that recorded their steps and had a valid program by then.
+	BestAt []Checkpoint `json:"best_at,omitempty"`
+}
+
+// Checkpoint is an arm's best so far at virtual second T.
+type Checkpoint struct {
+	T    float64 `json:"t_s"`
+	Best Stat    `json:"best"`
 }
 
 // Result is the whole comparison.
@@ -307,7 +373,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		finished++
 	}
 	for _, a := range armList {
-		a.summarise()
+		a.summarise(cfg.Budget)
 		res.Arms = append(res.Arms, *a)
 	}
 	if len(errs) == 0 && ctx.Err() != nil {
@@ -338,19 +404,24 @@ type watched struct {
 	mu   sync.Mutex
 	last *rl.Metrics
 	// paces are (real, virtual) times of recent updates, for the time left;
-	// now is the real clock (time.Now when nil).
-	paces []pace
-	now   func() time.Time
+	// now is the real clock (time.Now when nil); executed counts the
+	// programs the run has really run so far (nil: none).
+	paces    []pace
+	now      func() time.Time
+	executed func() int
 }
 
 type pace struct {
-	real time.Time
-	virt float64 // virtual seconds
+	real     time.Time
+	virt     float64 // virtual seconds
+	executed int     // programs really run by then
 }
 
 // paceWindow is how far back the time left is judged from. The whole run
-// would not do: its start replays a store at no cost, and real programs
-// run slower when other runs share the machine.
+// would not do: real programs run slower when other runs share the
+// machine. Within it, only the stretches in which the run really ran a
+// program count: a run's start replays the store at no cost, and a replay
+// of ten virtual minutes in two real ones says nothing of the rest.
 const paceWindow = 10 * time.Minute
 
 func (w *watched) clock() time.Time {
@@ -364,7 +435,11 @@ func (w *watched) Metrics(x rl.Metrics) error {
 	w.mu.Lock()
 	w.last = &x
 	now := w.clock()
-	w.paces = append(w.paces, pace{now, x.TimeS})
+	ran := 0
+	if w.executed != nil {
+		ran = w.executed()
+	}
+	w.paces = append(w.paces, pace{now, x.TimeS, ran})
 	for len(w.paces) > 2 && now.Sub(w.paces[1].real) > paceWindow {
 		w.paces = w.paces[1:] // keep one sample at or beyond the window
 	}
@@ -392,17 +467,24 @@ func (w *watched) String(budget time.Duration) string {
 }
 
 // left estimates the real time until the run's virtual budget is spent,
-// from the real time the last paceWindow of updates took per virtual
-// second (false while there is too little to judge from).
+// from the real time per virtual second of the last paceWindow of updates
+// in which programs really ran (false while there is too little to judge
+// from, a minute of them).
 func (w *watched) left(budget time.Duration) (time.Duration, bool) {
 	if len(w.paces) < 2 {
 		return 0, false
 	}
-	first, last := w.paces[0], w.paces[len(w.paces)-1]
-	dv, dr := last.virt-first.virt, last.real.Sub(first.real)
+	var dv float64
+	var dr time.Duration
+	for i := 1; i < len(w.paces); i++ {
+		if p, q := w.paces[i-1], w.paces[i]; q.executed > p.executed {
+			dv, dr = dv+q.virt-p.virt, dr+q.real.Sub(p.real)
+		}
+	}
 	if dv <= 0 || dr < time.Minute {
 		return 0, false
 	}
+	last := w.paces[len(w.paces)-1]
 	// Projected from the last update, less the real time spent since it.
 	rest := budget.Seconds() - last.virt
 	left := time.Duration(rest*float64(dr)/dv) - w.clock().Sub(last.real)
@@ -449,6 +531,9 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	if err != nil {
 		return Run{}, err
 	}
+	mem.mu.Lock()
+	mem.executed = func() int { return v.Stats().Executed }
+	mem.mu.Unlock()
 	env := clocked{episode.NewGraded(v, []*episode.Prepared{p}, episode.Reward{}, cfg.Settings), v}
 	sum, err := rl.Run(ctx, rc, env, pol, tasks, mem)
 	if err != nil {
@@ -473,6 +558,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		m := median(late)
 		r.LateScratch = &m
 	}
+	r.Steps = stepsOf(mem.EpisodeRecs)
 	// Virtual reuses every repeat of a program within the run, so each
 	// episode not reused is a distinct program.
 	r.Distinct = sum.Completed - sum.Reused
@@ -512,7 +598,9 @@ func median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
-func (a *Arm) summarise() {
+// summarise computes the arm's statistics from its runs; budget places the
+// checkpoints of BestAt.
+func (a *Arm) summarise(budget time.Duration) {
 	var best, eps, dist, fail, late, upd []float64
 	for _, r := range a.Runs {
 		upd = append(upd, float64(r.Updates))
@@ -530,6 +618,22 @@ func (a *Arm) summarise() {
 	}
 	a.Best, a.Episodes, a.Distinct, a.FailureRate, a.LateScratch = stat(best), stat(eps), stat(dist), stat(fail), stat(late)
 	a.Updates = stat(upd)
+	a.BestAt = nil
+	for q := 1; q <= 4; q++ {
+		t := budget.Seconds() * float64(q) / 4
+		var at []float64
+		steps := false
+		for _, r := range a.Runs {
+			steps = steps || len(r.Steps) > 0
+			if b, ok := bestAt(r.Steps, t); ok {
+				at = append(at, b)
+			}
+		}
+		if !steps {
+			break
+		}
+		a.BestAt = append(a.BestAt, Checkpoint{T: t, Best: stat(at)})
+	}
 }
 
 func stat(xs []float64) Stat {
@@ -622,16 +726,8 @@ func (r *Result) Print(w io.Writer) {
 		}
 		for _, a := range arms {
 			vs := ""
-			if base != nil && a.Arm != NoLearn && a.Best.N > 0 && base.Best.N > 0 {
-				d := a.Best.Mean - base.Best.Mean
-				if a.LowerIsBetter {
-					d = -d
-				}
-				se := math.Hypot(a.Best.SE, base.Best.SE)
-				vs = fmt.Sprintf("%+.4f", d)
-				if se > 0 {
-					vs += fmt.Sprintf(" (%+.1f SE)", d/se)
-				}
+			if base != nil && a.Arm != NoLearn {
+				vs = gap(a.Best, base.Best, a.LowerIsBetter)
 			}
 			late := "-" // no run wrote a valid program from scratch late
 			if a.LateScratch.N > 0 {
@@ -647,6 +743,90 @@ func (r *Result) Print(w io.Writer) {
 		if note := seedNote(arms); note != "" {
 			fmt.Fprintf(w, "  seeds differ between arms (merged results; the gaps compare all of each arm's runs): %s\n", note)
 		}
+		printCurve(w, arms, base)
 		fmt.Fprintln(w)
+	}
+}
+
+// gap is a's mean best against base's, signed so that positive is better,
+// and in standard errors of the difference when there is one ("" when
+// either has no run with a best).
+func gap(a, base Stat, lowerIsBetter bool) string {
+	if a.N == 0 || base.N == 0 {
+		return ""
+	}
+	d := a.Mean - base.Mean
+	if lowerIsBetter {
+		d = -d
+	}
+	s := fmt.Sprintf("%+.4f", d)
+	if se := math.Hypot(a.SE, base.SE); se > 0 {
+		s += fmt.Sprintf(" (%+.1f SE)", d/se)
+	}
+	return s
+}
+
+// curveFormat is one line of printCurve's table: the arm, then a column per
+// quarter of the budget.
+const curveFormat = "  %-18s %-34s %-34s %-34s %s\n"
+
+// printCurve writes, when the runs recorded their steps, each arm's best so
+// far at each quarter of the budget (with RL's gap to no-learn there, and
+// [n=k] when only k runs had a valid program by then), and
+// when each run first got to no-learn's mean final best: a long run read as
+// the shorter budgets it contains, and "who got there first" where both end
+// level.
+func printCurve(w io.Writer, arms []Arm, base *Arm) {
+	if len(arms[0].BestAt) != 4 {
+		return
+	}
+	cells := []any{"best so far at"}
+	for _, c := range arms[0].BestAt {
+		cells = append(cells, fmt.Sprintf("%v", time.Duration(c.T*float64(time.Second)).Round(time.Second)))
+	}
+	fmt.Fprintf(w, curveFormat, cells...)
+	for _, a := range arms {
+		if len(a.BestAt) != 4 {
+			continue
+		}
+		cells := []any{a.Arm}
+		for i, c := range a.BestAt {
+			cell := "-"
+			if c.Best.N > 0 {
+				cell = fmt.Sprintf("%.4f ± %.4f", c.Best.Mean, c.Best.SE)
+			}
+			if base != nil && a.Arm != NoLearn && len(base.BestAt) == 4 {
+				if g := gap(c.Best, base.BestAt[i].Best, a.LowerIsBetter); strings.Contains(g, " ") {
+					cell += g[strings.Index(g, " "):] // the gap in SE, when there is one
+				}
+			}
+			if c.Best.N < len(a.Runs) { // some runs had no valid program yet
+				cell += fmt.Sprintf(" [n=%d]", c.Best.N)
+			}
+			cells = append(cells, cell)
+		}
+		fmt.Fprintf(w, curveFormat, cells...)
+	}
+	if base == nil || base.Best.N == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  first at no-learn's mean final best (%.4f), per seed:\n", base.Best.Mean)
+	for _, a := range arms {
+		var at []string
+		for _, r := range a.Runs {
+			if len(r.Steps) == 0 {
+				continue
+			}
+			t, ok := reached(r.Steps, base.Best.Mean, a.LowerIsBetter)
+			switch {
+			case ok:
+				at = append(at, fmt.Sprintf("%v", time.Duration(t*float64(time.Second)).Round(time.Second)))
+			default:
+				at = append(at, "never")
+			}
+		}
+		if len(at) > 0 {
+			fmt.Fprintf(w, "  %-18s %s\n", a.Arm, strings.Join(at, ", "))
+		}
 	}
 }

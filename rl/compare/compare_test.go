@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -91,6 +93,25 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	}
 	if again.Executed != 0 {
 		t.Errorf("the same comparison on the same store ran %d programs again", again.Executed)
+	}
+	for _, a := range again.Arms { // the steps end on the run's best, each better and later than the one before
+		r := a.Runs[0]
+		if r.Best == nil {
+			if len(r.Steps) > 0 {
+				t.Errorf("%s: no best, steps %v", a.Arm, r.Steps)
+			}
+			continue
+		}
+		if len(r.Steps) == 0 || r.Steps[len(r.Steps)-1].Best != *r.Best || len(a.BestAt) != 4 {
+			t.Errorf("%s: best %v, steps %v, checkpoints %+v", a.Arm, *r.Best, r.Steps, a.BestAt)
+			continue
+		}
+		for i := 1; i < len(r.Steps); i++ {
+			p, s := r.Steps[i-1], r.Steps[i]
+			if s.T < p.T || s.Best == p.Best || (s.Best < p.Best) != a.LowerIsBetter {
+				t.Errorf("%s: step %v after %v", a.Arm, s, p)
+			}
+		}
 	}
 	for i, a := range again.Arms {
 		for s, r := range a.Runs {
@@ -219,7 +240,7 @@ func TestPrintColumns(t *testing.T) {
 		}},
 	}}
 	for i := range res.Arms {
-		res.Arms[i].summarise()
+		res.Arms[i].summarise(res.Budget)
 	}
 	var out bytes.Buffer
 	res.Print(&out)
@@ -309,12 +330,14 @@ func TestCompareKeepsFinishedRunsWhenStopped(t *testing.T) {
 	}
 }
 
-// The time left is judged from the recent pace, not the run's start (which
-// replays a store at no cost), and only once there is a minute to judge by.
+// The time left is judged from the recent pace of the run's real programs:
+// not the run's start, nor any stretch that only replayed the store (a
+// replay of twelve virtual minutes in three real ones would promise the
+// rest in no time), and only once there is a minute to judge by.
 func TestTimeLeftFromRecentPace(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)
-	now := t0
-	w := &watched{Memory: &rl.Memory{}, now: func() time.Time { return now }}
+	now, ran := t0, 0
+	w := &watched{Memory: &rl.Memory{}, now: func() time.Time { return now }, executed: func() int { return ran }}
 	update := func(real time.Duration, virt float64) {
 		now = t0.Add(real)
 		if err := w.Metrics(rl.Metrics{TimeS: virt, Episodes: 1}); err != nil {
@@ -326,20 +349,138 @@ func TestTimeLeftFromRecentPace(t *testing.T) {
 	if s := w.String(budget); strings.Contains(s, "left") {
 		t.Errorf("one update: %q, want no estimate", s)
 	}
-	update(30*time.Second, 240) // the store's replay: 4 virtual minutes in 30 s
+	// The store's replay: 12 virtual minutes in 3 real ones, nothing run.
+	for m := 1; m <= 6; m++ {
+		update(time.Duration(m)*30*time.Second, 10+float64(m)*118)
+	}
 	if s := w.String(budget); strings.Contains(s, "left") {
-		t.Errorf("half a minute in: %q, want no estimate yet", s)
+		t.Errorf("after replaying the store: %q, want no estimate yet", s)
 	}
-	// Then 5 real minutes per virtual minute, for 30 real minutes.
+	// Then 5 real minutes per virtual minute, running programs, for 30 real minutes.
 	for m := 1; m <= 30; m++ {
-		update(30*time.Second+time.Duration(m)*time.Minute, 240+float64(m)*12)
+		ran += 3
+		update(3*time.Minute+time.Duration(m)*time.Minute, 718+float64(m)*12)
+		if m == 2 {
+			// 742 of 1200 virtual seconds; 458 left at 5 real seconds each.
+			if got, _ := w.left(budget); got != 38*time.Minute {
+				t.Errorf("two real minutes after the replay: %v left, want 38m", got)
+			}
+		}
 	}
-	// 600 of 1200 virtual seconds: 10 virtual minutes left at 5 real each.
-	if s := w.String(budget); !strings.Contains(s, "10m0s of 20m0s virtual") || !strings.HasSuffix(s, "about 50m0s left") {
-		t.Errorf("progress %q, want 50m left at the recent pace", s)
+	// 1078 of 1200 virtual seconds: 122 left at 5 real seconds each.
+	if s := w.String(budget); !strings.Contains(s, "17m58s of 20m0s virtual") || !strings.HasSuffix(s, "about 10m0s left") {
+		t.Errorf("progress %q, want 10m left at the recent pace", s)
 	}
-	now = now.Add(20 * time.Minute) // no update since
-	if got, _ := w.left(budget); got != 30*time.Minute {
-		t.Errorf("20 minutes after the last update: %v left, want 30m", got)
+	now = now.Add(4 * time.Minute) // no update since
+	if got, _ := w.left(budget); got != 6*time.Minute {
+		t.Errorf("4 minutes after the last update: %v left, want 6m", got)
+	}
+}
+
+// A run's steps follow the learner's rule for its best — the valid episode
+// of highest reward, the first to complete among equals — in completion
+// order, whatever order the records were written in; failed and cancelled
+// episodes never count.
+func TestStepsOf(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	rec := func(done, score, reward float64, valid, cancelled bool) rl.EpisodeRecord {
+		r := rl.EpisodeRecord{DoneS: done, Cancelled: cancelled}
+		r.Valid, r.Reward = valid, reward
+		if valid {
+			r.Score = f(score)
+		}
+		return r
+	}
+	recs := []rl.EpisodeRecord{ // lower is better: reward is minus the score here
+		rec(30, 0.5, -0.5, true, false),
+		rec(10, 0.9, -0.9, true, false),
+		rec(20, 0, -10, false, false),     // failed
+		rec(40, 0.5, -0.5, true, false),   // level with the best: not a step
+		rec(50, 0.2, -0.2, true, true),    // cancelled at the end: no result
+		rec(45, 0.45, -0.45, true, false), // better
+		rec(5, 0.1, -10, false, false),    // failed, first
+	}
+	want := []Step{{10, 0.9}, {30, 0.5}, {45, 0.45}}
+	if got := stepsOf(recs); !slices.Equal(got, want) {
+		t.Errorf("steps %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		t      float64
+		want   float64
+		wantOK bool
+	}{{9, 0, false}, {10, 0.9, true}, {29.9, 0.9, true}, {44, 0.5, true}, {240, 0.45, true}} {
+		if got, ok := bestAt(want, tc.t); got != tc.want || ok != tc.wantOK {
+			t.Errorf("best at %vs: %v %v, want %v %v", tc.t, got, ok, tc.want, tc.wantOK)
+		}
+	}
+	for _, tc := range []struct {
+		target float64
+		lower  bool
+		want   float64
+		wantOK bool
+	}{{0.5, true, 30, true}, {0.95, true, 10, true}, {0.4, true, 0, false}, {0.6, false, 10, true}, {0.95, false, 0, false}} {
+		if got, ok := reached(want, tc.target, tc.lower); got != tc.want || ok != tc.wantOK {
+			t.Errorf("reached %v (lower better %v): %v %v, want %v %v", tc.target, tc.lower, got, ok, tc.want, tc.wantOK)
+		}
+	}
+}
+
+// The curve under the table gives each arm's best so far at each quarter of
+// the budget, RL's gap to no-learn there, and when each seed first got to
+// no-learn's mean final best; results without steps (written before they
+// were recorded) print no curve.
+func TestPrintCurve(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	res := Result{Mode: "test", Budget: 20 * time.Minute, Arms: []Arm{
+		{Task: "t", Arm: NoLearn, LowerIsBetter: true, Runs: []Run{
+			{Seed: 1, Best: f(0.60), Steps: []Step{{100, 0.9}, {500, 0.7}, {1100, 0.6}}},
+			{Seed: 2, Best: f(0.70), Steps: []Step{{400, 0.8}, {700, 0.7}}},
+		}},
+		{Task: "t", Arm: DurationAware, LowerIsBetter: true, Runs: []Run{
+			{Seed: 1, Best: f(0.60), Steps: []Step{{60, 0.8}, {200, 0.6}}},
+			{Seed: 2, Best: f(0.64), Steps: []Step{{120, 0.7}, {250, 0.64}}},
+		}},
+	}}
+	for i := range res.Arms {
+		res.Arms[i].summarise(res.Budget)
+	}
+	nl, da := res.Arms[0].BestAt, res.Arms[1].BestAt
+	if len(nl) != 4 || nl[0].T != 300 || nl[3].T != 1200 {
+		t.Fatalf("checkpoints %+v, want the four quarters of 20 minutes", nl)
+	}
+	// At 5 minutes no-learn's seed 2 has no valid program yet: one run counts.
+	if nl[0].Best.N != 1 || nl[0].Best.Mean != 0.9 || nl[1].Best.N != 2 || math.Abs(nl[1].Best.Mean-0.75) > 1e-12 {
+		t.Errorf("no-learn at 5 and 10 minutes: %+v, %+v", nl[0].Best, nl[1].Best)
+	}
+	if math.Abs(da[0].Best.Mean-0.62) > 1e-12 || math.Abs(da[3].Best.Mean-0.62) > 1e-12 {
+		t.Errorf("RL at 5 and 20 minutes: %+v, %+v", da[0].Best, da[3].Best)
+	}
+	var out bytes.Buffer
+	res.Print(&out)
+	for _, want := range []string{
+		"best so far at     5m0s",
+		"20m0s",
+		"0.7500 ± 0.0500",              // no-learn at 10 minutes
+		"0.9000 ± 0.0000 [n=1]",        // no-learn at 5 minutes: seed 2 had nothing yet
+		"0.6200 ± 0.0200 (+2.4 SE)   ", // RL at 10 minutes: 0.13 ahead, SEs 0.05 and 0.02
+		"0.6200 ± 0.0200 (+0.6 SE)\n",  // and at 20 minutes: 0.03 ahead
+		"first at no-learn's mean final best (0.6500), per seed:",
+		"no-learn           18m20s, never",
+		"rl-duration-aware  3m20s, 4m10s",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	for i := range res.Arms { // as merged from files written before steps were kept
+		for j := range res.Arms[i].Runs {
+			res.Arms[i].Runs[j].Steps = nil
+		}
+		res.Arms[i].summarise(res.Budget)
+	}
+	out.Reset()
+	res.Print(&out)
+	if strings.Contains(out.String(), "best so far") || strings.Contains(out.String(), "first at") {
+		t.Errorf("a curve printed from runs without steps:\n%s", out.String())
 	}
 }

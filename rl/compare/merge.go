@@ -87,7 +87,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 	out.Seeds = 0
 	for _, m := range arms {
 		slices.SortFunc(m.Runs, func(a, b Run) int { return cmp.Compare(a.Seed, b.Seed) })
-		m.summarise()
+		m.summarise(out.Budget)
 		out.Arms = append(out.Arms, *m)
 		out.Seeds = max(out.Seeds, len(m.Runs))
 	}

@@ -19,7 +19,7 @@ func part(base Result, arm string, best map[uint64]float64) *Result {
 			a.Runs = append(a.Runs, Run{Seed: s, Best: &b, Episodes: 10, Distinct: 10})
 		}
 	}
-	a.summarise()
+	a.summarise(base.Budget)
 	r.Arms = []Arm{a}
 	r.Executed = 10 * len(a.Runs)
 	return &r
