@@ -128,6 +128,15 @@ func LowerIsBetter(metric string) (bool, error) {
 	return m.lowerIsBetter, nil
 }
 
+// Direction says, in words, which way a metric's scores improve: how tables,
+// listings and the programs' docstrings put it.
+func Direction(lowerIsBetter bool) string {
+	if lowerIsBetter {
+		return "lower is better"
+	}
+	return "higher is better"
+}
+
 // Validate checks that the spec names a known metric and a usable set of columns.
 func (s Spec) Validate() error {
 	m, err := s.validateColumns()

@@ -423,3 +423,12 @@ func TestLogLossSklearn15Golden(t *testing.T) {
 		}
 	}
 }
+
+func TestDirection(t *testing.T) {
+	for _, tc := range []struct{ metric, want string }{{"rmse", "lower is better"}, {"log_loss", "lower is better"}, {"auc", "higher is better"}, {"qwk", "higher is better"}} {
+		lower, err := LowerIsBetter(tc.metric)
+		if got := Direction(lower); err != nil || got != tc.want {
+			t.Errorf("%s: %q (%v), want %q", tc.metric, got, err, tc.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/suite"
 	"github.com/mlerl/mlerl/task"
 )
@@ -76,11 +77,7 @@ func tasksList(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(entries)
 	}
 	for _, e := range entries {
-		dir := "higher is better"
-		if e.LowerIsBetter {
-			dir = "lower is better"
-		}
-		fmt.Fprintf(stdout, "%-22s %-18s %-17s %s\n", e.Name, e.Metric, dir, e.Path)
+		fmt.Fprintf(stdout, "%-22s %-18s %-17s %s\n", e.Name, e.Metric, grade.Direction(e.LowerIsBetter), e.Path)
 	}
 	return nil
 }

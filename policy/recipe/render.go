@@ -281,12 +281,8 @@ func (r *renderer) Split() string {
 }
 
 func (r *renderer) docstring(pl *Plan) string {
-	better := "higher is better"
-	if r.metric.LowerIsBetter {
-		better = "lower is better"
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\"\"\"Solution for task %s (metric: %s, %s).\n\n", r.P.Name, r.P.Metric, better)
+	fmt.Fprintf(&b, "\"\"\"Solution for task %s (metric: %s, %s).\n\n", r.P.Name, r.P.Metric, grade.Direction(r.metric.LowerIsBetter))
 	b.WriteString(wrap(pl.describe(), 88))
 	b.WriteString("\n\nPlan key: ")
 	b.WriteString(wrap(strings.ReplaceAll(pl.Key(), ";", "; "), 88))

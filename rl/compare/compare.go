@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/grade"
 	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/runfolder"
@@ -716,7 +717,7 @@ func (r *Result) Print(w io.Writer) {
 	sort.Strings(order)
 	for _, t := range order {
 		arms := byTask[t]
-		fmt.Fprintf(w, "%s (%s)\n", t, direction(arms[0].LowerIsBetter))
+		fmt.Fprintf(w, "%s (%s)\n", t, grade.Direction(arms[0].LowerIsBetter))
 		fmt.Fprintf(w, rowFormat, "arm", "best score", "episodes", "distinct", "failed", "updates", "late scratch median", "vs no-learn")
 		var base *Arm
 		for i := range arms {

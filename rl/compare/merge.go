@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mlerl/mlerl/grade"
 )
 
 // Merge combines comparisons that ran apart into one result, so that one
@@ -64,7 +66,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 		}
 		for _, a := range p.Arms {
 			if lower, ok := lowerBetter[a.Task]; ok && lower != a.LowerIsBetter {
-				return nil, fmt.Errorf("merge: %s says task %s is %s, an earlier part the opposite", name, a.Task, direction(a.LowerIsBetter))
+				return nil, fmt.Errorf("merge: %s says task %s is %s, an earlier part the opposite", name, a.Task, grade.Direction(a.LowerIsBetter))
 			}
 			lowerBetter[a.Task] = a.LowerIsBetter
 			k := [2]string{a.Task, a.Arm}
@@ -151,11 +153,4 @@ func hasRL(r *Result) bool {
 		}
 	}
 	return false
-}
-
-func direction(lower bool) string {
-	if lower {
-		return "lower is better"
-	}
-	return "higher is better"
 }
