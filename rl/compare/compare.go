@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -778,11 +779,12 @@ const curveFormat = "  %-18s %-34s %-34s %-34s %s\n"
 // the shorter budgets it contains, and "who got there first" where both end
 // level.
 func printCurve(w io.Writer, arms []Arm, base *Arm) {
-	if len(arms[0].BestAt) != 4 {
+	i := slices.IndexFunc(arms, func(a Arm) bool { return len(a.BestAt) == 4 })
+	if i < 0 {
 		return
 	}
 	cells := []any{"best so far at"}
-	for _, c := range arms[0].BestAt {
+	for _, c := range arms[i].BestAt {
 		cells = append(cells, fmt.Sprintf("%v", time.Duration(c.T*float64(time.Second)).Round(time.Second)))
 	}
 	fmt.Fprintf(w, curveFormat, cells...)

@@ -472,7 +472,16 @@ func TestPrintCurve(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
 	}
-	for i := range res.Arms { // as merged from files written before steps were kept
+	// no-learn merged from a file written before steps were kept: RL's curve alone.
+	res.Arms[0].Runs[0].Steps, res.Arms[0].Runs[1].Steps = nil, nil
+	res.Arms[0].summarise(res.Budget)
+	out.Reset()
+	res.Print(&out)
+	if !strings.Contains(out.String(), "best so far at     5m0s") || !strings.Contains(out.String(), "rl-duration-aware  0.6200 ± 0.0200                    ") ||
+		strings.Contains(out.String(), "no-learn           0.9000") {
+		t.Errorf("with no-learn's steps missing, want RL's curve without gaps:\n%s", out.String())
+	}
+	for i := range res.Arms { // both merged from files written before steps were kept
 		for j := range res.Arms[i].Runs {
 			res.Arms[i].Runs[j].Steps = nil
 		}
