@@ -24,6 +24,7 @@ type Store struct {
 	m       map[string]Execution
 	order   []string                 // keys in m, oldest first (only with a folder)
 	flights map[string]chan struct{} // keys Do is running in this process -> closed when done
+	slots   chan struct{}            // Slot's, without a folder
 }
 
 // storeMemory is how many executions a store with a folder keeps in memory.
@@ -264,4 +265,62 @@ func sameFile(f *os.File, p string) bool {
 	}
 	pi, err := os.Stat(p)
 	return err == nil && os.SameFile(fi, pi)
+}
+
+// Slot takes one of n slots for running a program for real, shared with
+// every process using the store's folder: bench processes side by side on
+// one cache (an arm each) run at most n programs at once between them, and
+// a slot one frees — its runs ended, or it died — goes to another, so a core
+// is neither oversubscribed nor left idle. A process given fewer slots than
+// another uses only its first ones. Without a folder the slots are shared by
+// this process's callers alone. release frees the slot.
+func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
+	if n < 1 {
+		return nil, fmt.Errorf("cache: %d slots: need at least one", n)
+	}
+	dir := s.dir
+	if dir == "" {
+		s.mu.Lock()
+		if s.slots == nil {
+			s.slots = make(chan struct{}, n)
+		}
+		slots := s.slots
+		s.mu.Unlock()
+		select {
+		case slots <- struct{}{}:
+			return func() { <-slots }, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	dir = filepath.Join(dir, "slots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	for {
+		for i := range n {
+			p := filepath.Join(dir, fmt.Sprintf("%d.lock", i))
+			f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
+				return nil, fmt.Errorf("cache: slot: %w", err)
+			}
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			for err == unix.EINTR {
+				err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			}
+			switch {
+			case err == nil:
+				return func() { f.Close() }, nil // closing releases the lock; the file stays for the next
+			case err != unix.EWOULDBLOCK:
+				f.Close()
+				return nil, fmt.Errorf("cache: slot %s: %w", p, err)
+			}
+			f.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
 }

@@ -206,3 +206,92 @@ func TestVirtualRunsShareOneExecution(t *testing.T) {
 		t.Errorf("stats summed over the runs %+v, want 1 executed and 1 stored", stats)
 	}
 }
+
+// Slots are shared by every process on the folder: two bench processes with
+// 2 slots each run 2 programs at once between them, not 4; a process given
+// fewer uses only the first; a slot freed — released, or its holder dead
+// (its flock released by the kernel) — goes to the one waiting. Without a
+// folder, the process's callers share them.
+func TestStoreSlotsSharedAcrossProcesses(t *testing.T) {
+	waitFails := func(s *Store, n int) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		release, err := s.Slot(ctx, n)
+		if err == nil {
+			release()
+			return errors.New("got a slot")
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
+	}
+	dir := t.TempDir()
+	a, b := mustStore(t, dir), mustStore(t, dir)
+	ra, err := a.Slot(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.Slot(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFails(b, 2); err != nil {
+		t.Errorf("a third program with 2 slots held: %v, want to wait", err)
+	}
+	rb()
+	if err := waitFails(a, 1); err != nil {
+		t.Errorf("a process with 1 slot while the first is held: %v, want to wait", err)
+	}
+	rb, err = b.Slot(context.Background(), 2)
+	if err != nil {
+		t.Fatalf("the freed slot: %v", err)
+	}
+	rb()
+	ra()
+
+	// Another process holds both slots, then dies.
+	var held []*os.File
+	for i := range 2 {
+		f, err := os.OpenFile(filepath.Join(dir, "slots", fmt.Sprintf("%d.lock", i)), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, f)
+	}
+	if err := waitFails(a, 2); err != nil {
+		t.Errorf("both slots held by another process: %v, want to wait", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		release, err := a.Slot(context.Background(), 2)
+		if err == nil {
+			release()
+		}
+		got <- err
+	}()
+	held[1].Close() // the holder dies with slot 1
+	if err := <-got; err != nil {
+		t.Errorf("after the holder died: %v", err)
+	}
+	held[0].Close()
+
+	mem := mustStore(t, "")
+	r, err := mem.Slot(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFails(mem, 1); err != nil {
+		t.Errorf("no folder, the one slot held: %v, want to wait", err)
+	}
+	r()
+	if err := waitFails(mem, 1); err == nil || err.Error() != "got a slot" {
+		t.Errorf("no folder, the slot freed: %v, want it taken", err)
+	}
+	if _, err := mem.Slot(context.Background(), 0); err == nil {
+		t.Error("0 slots accepted")
+	}
+}

@@ -30,7 +30,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (as train --batch)")
 	armsArg := fs.String("arms", "", "arms to run, comma-separated (default all: rl-duration-aware, rl-naive, no-learn, random)")
 	cacheDir := fs.String("cache", "", "folder keeping real executions for later comparisons and train --cache (default: memory only)")
-	slots := fs.Int("slots", runtime.NumCPU(), "programs this process really runs at once when its runs need new ones (bench processes side by side on one --cache each have their own)")
+	slots := fs.Int("slots", runtime.NumCPU(), "programs really run at once when runs need new ones, shared by the bench processes side by side on one --cache (an arm each: a slot one frees goes to the others)")
 	parallel := fs.Int("parallel", 1, "runs going at once (a run on the virtual clock mostly waits for one real program; --slots still bounds real programs)")
 	runsDir := fs.String("runs", "", "folder to keep each run's episodes.jsonl and metrics.jsonl in (TASK/ARM-seedN)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
@@ -106,7 +106,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		len(arms), len(prepared), *seeds, *budget, *workers, ef.timeout, runner.Sandbox.Level())
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
-		Settings: settings, Run: gated(runner, dirs, *slots), Store: store, Progress: stderr,
+		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
 		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 	})
 	if res != nil {
@@ -171,12 +171,16 @@ func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 	return writeComparison(res, nil, asJSON, stdout)
 }
 
-// gated runs jobs with runner on the tasks' folders, at most slots at once.
-func gated(runner *episode.Runner, dirs map[string]string, slots int) func(context.Context, episode.Job) (episode.Execution, error) {
-	gate := make(chan struct{}, slots)
+// gated runs jobs with runner on the tasks' folders, holding one of the
+// store's slots while each runs: at most slots at once, between all the
+// bench processes sharing the store's folder.
+func gated(runner *episode.Runner, dirs map[string]string, store *episode.Store, slots int) func(context.Context, episode.Job) (episode.Execution, error) {
 	return func(ctx context.Context, job episode.Job) (episode.Execution, error) {
-		gate <- struct{}{}
-		defer func() { <-gate }()
+		release, err := store.Slot(ctx, slots)
+		if err != nil {
+			return episode.Execution{}, err
+		}
+		defer release()
 		return runner.Execute(ctx, dirs[job.Task], job)
 	}
 }
