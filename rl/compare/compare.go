@@ -774,10 +774,10 @@ const curveFormat = "  %-18s %-34s %-34s %-34s %s\n"
 
 // printCurve writes, when the runs recorded their steps, each arm's best so
 // far at each quarter of the budget (with RL's gap to no-learn there, and
-// [n=k] when only k runs had a valid program by then), and
-// when each run first got to no-learn's mean final best: a long run read as
-// the shorter budgets it contains, and "who got there first" where both end
-// level.
+// [n=k] when only k runs had a valid program by then), when each run found
+// its final best, and when each first got to the level every no-learn run
+// reached: a long run read as the shorter budgets it contains, and who got
+// there first where both end level.
 func printCurve(w io.Writer, arms []Arm, base *Arm) {
 	i := slices.IndexFunc(arms, func(a Arm) bool { return len(a.BestAt) == 4 })
 	if i < 0 {
@@ -810,26 +810,40 @@ func printCurve(w io.Writer, arms []Arm, base *Arm) {
 		}
 		fmt.Fprintf(w, curveFormat, cells...)
 	}
-	if base == nil || base.Best.N == 0 {
-		return
-	}
-	fmt.Fprintf(w, "  first at no-learn's mean final best (%.4f), per seed:\n", base.Best.Mean)
-	for _, a := range arms {
-		var at []string
-		for _, r := range a.Runs {
-			if len(r.Steps) == 0 {
-				continue
-			}
-			t, ok := reached(r.Steps, base.Best.Mean, a.LowerIsBetter)
-			switch {
-			case ok:
-				at = append(at, fmt.Sprintf("%v", time.Duration(t*float64(time.Second)).Round(time.Second)))
-			default:
-				at = append(at, "never")
+	secs := func(t float64) string { return fmt.Sprint(time.Duration(t * float64(time.Second)).Round(time.Second)) }
+	// The level every no-learn run reached: its worst final best.
+	target, have := 0.0, false
+	if base != nil {
+		for _, r := range base.Runs {
+			if r.Best != nil && (!have || (*r.Best > target) == base.LowerIsBetter) {
+				target, have = *r.Best, true
 			}
 		}
-		if len(at) > 0 {
-			fmt.Fprintf(w, "  %-18s %s\n", a.Arm, strings.Join(at, ", "))
+	}
+	lines := []string{"  final best first reached at, per seed:"}
+	if have {
+		lines = append(lines, fmt.Sprintf("  first at %.4f (no-learn's worst final best, which every no-learn run reached), per seed:", target))
+	}
+	for i, head := range lines {
+		fmt.Fprintln(w, head)
+		for _, a := range arms {
+			var at []string
+			for _, r := range a.Runs {
+				switch {
+				case len(r.Steps) == 0:
+				case i == 0:
+					at = append(at, secs(r.Steps[len(r.Steps)-1].T))
+				default:
+					if t, ok := reached(r.Steps, target, a.LowerIsBetter); ok {
+						at = append(at, secs(t))
+					} else {
+						at = append(at, "never")
+					}
+				}
+			}
+			if len(at) > 0 {
+				fmt.Fprintf(w, "    %-18s %s\n", a.Arm, strings.Join(at, ", "))
+			}
 		}
 	}
 }

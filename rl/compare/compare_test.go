@@ -426,9 +426,9 @@ func TestStepsOf(t *testing.T) {
 }
 
 // The curve under the table gives each arm's best so far at each quarter of
-// the budget, RL's gap to no-learn there, and when each seed first got to
-// no-learn's mean final best; results without steps (written before they
-// were recorded) print no curve.
+// the budget, RL's gap to no-learn there, when each seed found its final
+// best and when it first got to the level every no-learn run reached;
+// results without steps (written before they were recorded) print no curve.
 func TestPrintCurve(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	res := Result{Mode: "test", Budget: 20 * time.Minute, Arms: []Arm{
@@ -464,9 +464,9 @@ func TestPrintCurve(t *testing.T) {
 		"0.9000 ± 0.0000 [n=1]",        // no-learn at 5 minutes: seed 2 had nothing yet
 		"0.6200 ± 0.0200 (+2.4 SE)   ", // RL at 10 minutes: 0.13 ahead, SEs 0.05 and 0.02
 		"0.6200 ± 0.0200 (+0.6 SE)\n",  // and at 20 minutes: 0.03 ahead
-		"first at no-learn's mean final best (0.6500), per seed:",
-		"no-learn           18m20s, never",
-		"rl-duration-aware  3m20s, 4m10s",
+		"final best first reached at, per seed:\n    no-learn           18m20s, 11m40s\n    rl-duration-aware  3m20s, 4m10s\n",
+		"first at 0.7000 (no-learn's worst final best, which every no-learn run reached), per seed:\n" +
+			"    no-learn           8m20s, 11m40s\n    rl-duration-aware  3m20s, 2m0s\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
@@ -478,7 +478,7 @@ func TestPrintCurve(t *testing.T) {
 	out.Reset()
 	res.Print(&out)
 	if !strings.Contains(out.String(), "best so far at     5m0s") || !strings.Contains(out.String(), "rl-duration-aware  0.6200 ± 0.0200                    ") ||
-		strings.Contains(out.String(), "no-learn           0.9000") {
+		strings.Contains(out.String(), "no-learn           0.9000") || !strings.Contains(out.String(), "first at 0.7000") {
 		t.Errorf("with no-learn's steps missing, want RL's curve without gaps:\n%s", out.String())
 	}
 	for i := range res.Arms { // both merged from files written before steps were kept
@@ -489,7 +489,7 @@ func TestPrintCurve(t *testing.T) {
 	}
 	out.Reset()
 	res.Print(&out)
-	if strings.Contains(out.String(), "best so far") || strings.Contains(out.String(), "first at") {
+	if strings.Contains(out.String(), "best so far") || strings.Contains(out.String(), "first") {
 		t.Errorf("a curve printed from runs without steps:\n%s", out.String())
 	}
 }
