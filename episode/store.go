@@ -236,10 +236,7 @@ func (s *Store) claim(key string) (release func(), ok bool, err error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("cache: lock: %w", err)
 		}
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		for err == unix.EINTR {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		}
+		err = flock(f, unix.LOCK_EX|unix.LOCK_NB)
 		switch {
 		case err == unix.EWOULDBLOCK:
 			f.Close()
@@ -274,12 +271,16 @@ func sameFile(f *os.File, p string) bool {
 // is neither oversubscribed nor left idle. A process given fewer slots than
 // another uses only its first ones. Without a folder the slots are shared by
 // this process's callers alone. release frees the slot.
+//
+// Callers queue for their turn (a lock file they wait on in the kernel), and
+// only the one at the head looks for a free slot: otherwise the process that
+// just freed a slot would take it back for its next program before a waiting
+// process's next look, and hold the machine.
 func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
 	if n < 1 {
 		return nil, fmt.Errorf("cache: %d slots: need at least one", n)
 	}
-	dir := s.dir
-	if dir == "" {
+	if s.dir == "" {
 		s.mu.Lock()
 		if s.slots == nil {
 			s.slots = make(chan struct{}, n)
@@ -293,10 +294,15 @@ func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
 			return nil, ctx.Err()
 		}
 	}
-	dir = filepath.Join(dir, "slots")
+	dir := filepath.Join(s.dir, "slots")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
+	leave, err := waitTurn(ctx, filepath.Join(dir, "queue.lock"))
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	for {
 		for i := range n {
 			p := filepath.Join(dir, fmt.Sprintf("%d.lock", i))
@@ -304,11 +310,7 @@ func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
 			if err != nil {
 				return nil, fmt.Errorf("cache: slot: %w", err)
 			}
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			for err == unix.EINTR {
-				err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			}
-			switch {
+			switch err := flock(f, unix.LOCK_EX|unix.LOCK_NB); {
 			case err == nil:
 				return func() { f.Close() }, nil // closing releases the lock; the file stays for the next
 			case err != unix.EWOULDBLOCK:
@@ -320,7 +322,44 @@ func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(lockPoll):
+		case <-time.After(slotPoll):
 		}
 	}
+}
+
+// slotPoll is how often the caller at the head of the queue looks for a
+// free slot: often, as no one else can take one meanwhile.
+const slotPoll = 10 * time.Millisecond
+
+// waitTurn waits in the kernel for the lock on file p, so that callers get it
+// in turn rather than by who polls first; leave releases it. The wait goes on
+// in a goroutine: if ctx ends first, the lock is released as soon as it is
+// got.
+func waitTurn(ctx context.Context, p string) (leave func(), err error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cache: slot queue: %w", err)
+	}
+	got := make(chan error, 1)
+	go func() { got <- flock(f, unix.LOCK_EX) }()
+	select {
+	case err := <-got:
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cache: slot queue %s: %w", p, err)
+		}
+		return func() { f.Close() }, nil
+	case <-ctx.Done():
+		go func() { <-got; f.Close() }()
+		return nil, ctx.Err()
+	}
+}
+
+// flock is flock(2) on f, retried when a signal interrupts it.
+func flock(f *os.File, how int) error {
+	err := unix.Flock(int(f.Fd()), how)
+	for err == unix.EINTR {
+		err = unix.Flock(int(f.Fd()), how)
+	}
+	return err
 }

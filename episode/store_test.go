@@ -295,3 +295,74 @@ func TestStoreSlotsSharedAcrossProcesses(t *testing.T) {
 		t.Error("0 slots accepted")
 	}
 }
+
+// A slot freed goes to the process that was waiting for one, not back to the
+// process that freed it and at once asks again for its next program (which
+// polling alone would allow, so that one process held the machine).
+func TestStoreSlotGoesToTheWaitingProcess(t *testing.T) {
+	dir := t.TempDir()
+	a, b := mustStore(t, dir), mustStore(t, dir)
+	ra1, err := a.Slot(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra2, err := a.Slot(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bGot := make(chan func(), 1)
+	go func() {
+		r, err := b.Slot(context.Background(), 2)
+		if err != nil {
+			t.Error(err)
+			close(bGot)
+			return
+		}
+		bGot <- r
+	}()
+	// Wait until b is at the head of the queue, looking for a slot.
+	q, err := os.OpenFile(filepath.Join(dir, "slots", "queue.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err := unix.Flock(int(q.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == unix.EWOULDBLOCK {
+			break
+		} else if err == nil {
+			unix.Flock(int(q.Fd()), unix.LOCK_UN)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("b never took its turn in the queue for a slot")
+		}
+	}
+	ra1()
+	aGot := make(chan func(), 1)
+	go func() { // a's next program, asked for at once
+		r, err := a.Slot(context.Background(), 2)
+		if err != nil {
+			t.Error(err)
+		}
+		aGot <- r
+	}()
+	select {
+	case rb := <-bGot:
+		if rb == nil {
+			t.FailNow()
+		}
+		select {
+		case <-aGot:
+			t.Error("a took a third slot of two")
+		case <-time.After(100 * time.Millisecond):
+		}
+		rb()
+	case <-aGot:
+		t.Fatal("the process that freed the slot took it back before the one waiting")
+	case <-time.After(10 * time.Second):
+		t.Fatal("no one got the freed slot")
+	}
+	if r := <-aGot; r != nil { // b's slot, freed, goes to a's next program
+		r()
+	}
+	ra2()
+}
