@@ -144,7 +144,8 @@ func TestInitPolicyRefused(t *testing.T) {
 
 // --merge reads the --json outputs of bench processes run side by side into
 // one table: the committed stackoverflow-remote runs (one process per arm)
-// give the gap bench/RESULTS.md reports. Files that are not such outputs,
+// give the gap bench/RESULTS.md reports, and the tate-artwork-year ones its
+// curve. Files that are not such outputs,
 // and flags that only apply to running, are refused by name.
 func TestBenchMergeResults(t *testing.T) {
 	dir := "../../bench/results/"
@@ -156,6 +157,25 @@ func TestBenchMergeResults(t *testing.T) {
 	for _, want := range []string{"0.7339 ± 0.0005", "0.7308 ± 0.0021", "+0.0031 (+1.4 SE)", "5 seeds"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("merged table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	// The 20-minute tate-artwork-year files keep each run's steps: the curve
+	// and the times RESULTS gives come from them.
+	stdout.Reset()
+	tate := dir + "rl-vs-prompting-tate-20m-ead8d5a-nl.json," + dir + "rl-vs-prompting-tate-20m-b041703-rl.json"
+	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", tate}, &stdout, &stderr); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"+0.0079 (+1.0 SE)",
+		"2.4654 ± 0.0097 (+3.9 SE)", "2.4510 ± 0.0000 (+3.0 SE)", // RL at 5 and 10 minutes
+		"2.5077 ± 0.0050", "2.4785 ± 0.0093", "2.4639 ± 0.0128", // no-learn at 5, 10, 15
+		"rl-duration-aware  6m15s, 5m37s, 8m18s, 1m48s, 9m42s",
+		"first at 2.4906 (no-learn's worst final best",
+		"no-learn           6m43s, 9m8s, 16m38s, 9m14s, 8m47s",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("merged tate table lacks %q:\n%s", want, stdout.String())
 		}
 	}
 	garbage := filepath.Join(t.TempDir(), "garbage.json")
