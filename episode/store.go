@@ -270,12 +270,13 @@ func sameFile(f *os.File, p string) bool {
 // a slot one frees — its runs ended, or it died — goes to another, so a core
 // is neither oversubscribed nor left idle. A process given fewer slots than
 // another uses only its first ones. Without a folder the slots are shared by
-// this process's callers alone. release frees the slot.
+// this process's callers alone (as many as the first caller asked for).
+// release frees the slot.
 //
-// Callers queue for their turn (a lock file they wait on in the kernel), and
-// only the one at the head looks for a free slot: otherwise the process that
-// just freed a slot would take it back for its next program before a waiting
-// process's next look, and hold the machine.
+// Callers wait in the kernel on a queue lock file, and only its holder looks
+// for a free slot: otherwise the process that just freed a slot would take it
+// back for its next program before a waiting process's next look, and hold
+// the machine.
 func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
 	if n < 1 {
 		return nil, fmt.Errorf("cache: %d slots: need at least one", n)
@@ -331,10 +332,10 @@ func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
 // free slot: often, as no one else can take one meanwhile.
 const slotPoll = 10 * time.Millisecond
 
-// waitTurn waits in the kernel for the lock on file p, so that callers get it
-// in turn rather than by who polls first; leave releases it. The wait goes on
-// in a goroutine: if ctx ends first, the lock is released as soon as it is
-// got.
+// waitTurn waits in the kernel for the lock on file p, so that a freed lock
+// goes to a caller already waiting, not to whoever polls first; leave
+// releases it. The wait goes on in a goroutine: if ctx ends first, the lock
+// is released as soon as it is got.
 func waitTurn(ctx context.Context, p string) (leave func(), err error) {
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
