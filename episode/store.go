@@ -232,18 +232,10 @@ func (s *Store) claim(key string) (release func(), ok bool, err error) {
 		return nil, false, fmt.Errorf("cache: %w", err)
 	}
 	for {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, false, fmt.Errorf("cache: lock: %w", err)
-		}
-		err = flock(f, unix.LOCK_EX|unix.LOCK_NB)
+		f, err := tryLock(p)
 		switch {
-		case err == unix.EWOULDBLOCK:
-			f.Close()
-			return nil, false, nil
-		case err != nil:
-			f.Close()
-			return nil, false, fmt.Errorf("cache: lock %s: %w", p, err)
+		case err != nil || f == nil:
+			return nil, false, err
 		case sameFile(f, p):
 			return func() {
 				os.Remove(p)
@@ -252,6 +244,25 @@ func (s *Store) claim(key string) (release func(), ok bool, err error) {
 		}
 		f.Close() // locked a file its holder removed: take the current one
 	}
+}
+
+// tryLock opens file p (creating it) and takes its flock without waiting:
+// the locked file, or nil while another holds it. Closing the file releases
+// the lock, as does the holder's death.
+func tryLock(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cache: lock: %w", err)
+	}
+	switch err := flock(f, unix.LOCK_EX|unix.LOCK_NB); {
+	case err == unix.EWOULDBLOCK:
+		f.Close()
+		return nil, nil
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("cache: lock %s: %w", p, err)
+	}
+	return f, nil
 }
 
 // sameFile says whether f is still the file at path p.
@@ -306,19 +317,13 @@ func (s *Store) Slot(ctx context.Context, n int) (release func(), err error) {
 	defer leave()
 	for {
 		for i := range n {
-			p := filepath.Join(dir, fmt.Sprintf("%d.lock", i))
-			f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+			f, err := tryLock(filepath.Join(dir, fmt.Sprintf("%d.lock", i)))
 			if err != nil {
-				return nil, fmt.Errorf("cache: slot: %w", err)
+				return nil, err
 			}
-			switch err := flock(f, unix.LOCK_EX|unix.LOCK_NB); {
-			case err == nil:
-				return func() { f.Close() }, nil // closing releases the lock; the file stays for the next
-			case err != unix.EWOULDBLOCK:
-				f.Close()
-				return nil, fmt.Errorf("cache: slot %s: %w", p, err)
+			if f != nil {
+				return func() { f.Close() }, nil // the file stays for the next
 			}
-			f.Close()
 		}
 		select {
 		case <-ctx.Done():

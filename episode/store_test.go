@@ -228,14 +228,8 @@ func TestStoreSlotsSharedAcrossProcesses(t *testing.T) {
 	}
 	dir := t.TempDir()
 	a, b := mustStore(t, dir), mustStore(t, dir)
-	ra, err := a.Slot(context.Background(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := b.Slot(context.Background(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ra := mustSlot(t, a, 2)
+	rb := mustSlot(t, b, 2)
 	if err := waitFails(b, 2); err != nil {
 		t.Errorf("a third program with 2 slots held: %v, want to wait", err)
 	}
@@ -243,11 +237,7 @@ func TestStoreSlotsSharedAcrossProcesses(t *testing.T) {
 	if err := waitFails(a, 1); err != nil {
 		t.Errorf("a process with 1 slot while the first is held: %v, want to wait", err)
 	}
-	rb, err = b.Slot(context.Background(), 2)
-	if err != nil {
-		t.Fatalf("the freed slot: %v", err)
-	}
-	rb()
+	mustSlot(t, b, 2)() // the freed slot
 	ra()
 
 	// Another process holds both slots, then dies.
@@ -280,10 +270,7 @@ func TestStoreSlotsSharedAcrossProcesses(t *testing.T) {
 	held[0].Close()
 
 	mem := mustStore(t, "")
-	r, err := mem.Slot(context.Background(), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustSlot(t, mem, 1)
 	if err := waitFails(mem, 1); err != nil {
 		t.Errorf("no folder, the one slot held: %v, want to wait", err)
 	}
@@ -302,14 +289,8 @@ func TestStoreSlotsSharedAcrossProcesses(t *testing.T) {
 func TestStoreSlotGoesToTheWaitingProcess(t *testing.T) {
 	dir := t.TempDir()
 	a, b := mustStore(t, dir), mustStore(t, dir)
-	ra1, err := a.Slot(context.Background(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ra2, err := a.Slot(context.Background(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ra1 := mustSlot(t, a, 2)
+	ra2 := mustSlot(t, a, 2)
 	bGot := make(chan func(), 1)
 	go func() {
 		r, err := b.Slot(context.Background(), 2)
@@ -365,4 +346,14 @@ func TestStoreSlotGoesToTheWaitingProcess(t *testing.T) {
 		r()
 	}
 	ra2()
+}
+
+// mustSlot takes one of st's n slots at once, or fails the test.
+func mustSlot(t *testing.T, st *Store, n int) (release func()) {
+	t.Helper()
+	release, err := st.Slot(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return release
 }

@@ -461,7 +461,7 @@ func (w *watched) String(budget time.Duration) string {
 	if w.last.BestScore != nil {
 		best = fmt.Sprintf("%.4f", *w.last.BestScore)
 	}
-	line := fmt.Sprintf("%v of %v virtual, %d episodes, best %s", time.Duration(w.last.TimeS*float64(time.Second)).Round(time.Second), budget, w.last.Episodes, best)
+	line := fmt.Sprintf("%s of %v virtual, %d episodes, best %s", vtime(w.last.TimeS), budget, w.last.Episodes, best)
 	if left, ok := w.left(budget); ok {
 		line += fmt.Sprintf("; about %v left", left)
 	}
@@ -621,18 +621,16 @@ func (a *Arm) summarise(budget time.Duration) {
 	a.Best, a.Episodes, a.Distinct, a.FailureRate, a.LateScratch = stat(best), stat(eps), stat(dist), stat(fail), stat(late)
 	a.Updates = stat(upd)
 	a.BestAt = nil
+	if !slices.ContainsFunc(a.Runs, func(r Run) bool { return len(r.Steps) > 0 }) {
+		return // results written before steps were kept
+	}
 	for q := 1; q <= 4; q++ {
 		t := budget.Seconds() * float64(q) / 4
 		var at []float64
-		steps := false
 		for _, r := range a.Runs {
-			steps = steps || len(r.Steps) > 0
 			if b, ok := bestAt(r.Steps, t); ok {
 				at = append(at, b)
 			}
-		}
-		if !steps {
-			break
 		}
 		a.BestAt = append(a.BestAt, Checkpoint{T: t, Best: stat(at)})
 	}
@@ -754,18 +752,33 @@ func (r *Result) Print(w io.Writer) {
 // and in standard errors of the difference when there is one ("" when
 // either has no run with a best).
 func gap(a, base Stat, lowerIsBetter bool) string {
-	if a.N == 0 || base.N == 0 {
+	d, se, ok := diff(a, base, lowerIsBetter)
+	if !ok {
 		return ""
 	}
-	d := a.Mean - base.Mean
-	if lowerIsBetter {
-		d = -d
-	}
 	s := fmt.Sprintf("%+.4f", d)
-	if se := math.Hypot(a.SE, base.SE); se > 0 {
+	if se > 0 {
 		s += fmt.Sprintf(" (%+.1f SE)", d/se)
 	}
 	return s
+}
+
+// diff is a's mean best less base's, signed so that positive is better, and
+// its standard error (ok false when either has no run with a best).
+func diff(a, base Stat, lowerIsBetter bool) (d, se float64, ok bool) {
+	if a.N == 0 || base.N == 0 {
+		return 0, 0, false
+	}
+	d = a.Mean - base.Mean
+	if lowerIsBetter {
+		d = -d
+	}
+	return d, math.Hypot(a.SE, base.SE), true
+}
+
+// vtime is virtual second t as a duration to the second.
+func vtime(t float64) string {
+	return time.Duration(t * float64(time.Second)).Round(time.Second).String()
 }
 
 // curveFormat is one line of printCurve's table: the arm, then a column per
@@ -785,7 +798,7 @@ func printCurve(w io.Writer, arms []Arm, base *Arm) {
 	}
 	cells := []any{"best so far at"}
 	for _, c := range arms[i].BestAt {
-		cells = append(cells, fmt.Sprintf("%v", time.Duration(c.T*float64(time.Second)).Round(time.Second)))
+		cells = append(cells, vtime(c.T))
 	}
 	fmt.Fprintf(w, curveFormat, cells...)
 	for _, a := range arms {
@@ -799,8 +812,8 @@ func printCurve(w io.Writer, arms []Arm, base *Arm) {
 				cell = fmt.Sprintf("%.4f ± %.4f", c.Best.Mean, c.Best.SE)
 			}
 			if base != nil && a.Arm != NoLearn && len(base.BestAt) == 4 {
-				if g := gap(c.Best, base.BestAt[i].Best, a.LowerIsBetter); strings.Contains(g, " ") {
-					cell += g[strings.Index(g, " "):] // the gap in SE, when there is one
+				if d, se, ok := diff(c.Best, base.BestAt[i].Best, a.LowerIsBetter); ok && se > 0 {
+					cell += fmt.Sprintf(" (%+.1f SE)", d/se)
 				}
 			}
 			if c.Best.N < len(a.Runs) { // some runs had no valid program yet
@@ -810,7 +823,9 @@ func printCurve(w io.Writer, arms []Arm, base *Arm) {
 		}
 		fmt.Fprintf(w, curveFormat, cells...)
 	}
-	secs := func(t float64) string { return fmt.Sprint(time.Duration(t * float64(time.Second)).Round(time.Second)) }
+	perSeed(w, "  final best first reached at, per seed:", arms, func(a Arm, r Run) string {
+		return vtime(r.Steps[len(r.Steps)-1].T)
+	})
 	// The level every no-learn run reached: its worst final best.
 	target, have := 0.0, false
 	if base != nil {
@@ -820,30 +835,31 @@ func printCurve(w io.Writer, arms []Arm, base *Arm) {
 			}
 		}
 	}
-	lines := []string{"  final best first reached at, per seed:"}
-	if have {
-		lines = append(lines, fmt.Sprintf("  first at %.4f (no-learn's worst final best, which every no-learn run reached), per seed:", target))
+	if !have {
+		return
 	}
-	for i, head := range lines {
-		fmt.Fprintln(w, head)
-		for _, a := range arms {
-			var at []string
-			for _, r := range a.Runs {
-				switch {
-				case len(r.Steps) == 0:
-				case i == 0:
-					at = append(at, secs(r.Steps[len(r.Steps)-1].T))
-				default:
-					if t, ok := reached(r.Steps, target, a.LowerIsBetter); ok {
-						at = append(at, secs(t))
-					} else {
-						at = append(at, "never")
-					}
-				}
+	head := fmt.Sprintf("  first at %.4f (no-learn's worst final best, which every no-learn run reached), per seed:", target)
+	perSeed(w, head, arms, func(a Arm, r Run) string {
+		if t, ok := reached(r.Steps, target, a.LowerIsBetter); ok {
+			return vtime(t)
+		}
+		return "never"
+	})
+}
+
+// perSeed writes head, then a line per arm with at of each of its runs that
+// recorded steps.
+func perSeed(w io.Writer, head string, arms []Arm, at func(Arm, Run) string) {
+	fmt.Fprintln(w, head)
+	for _, a := range arms {
+		var cells []string
+		for _, r := range a.Runs {
+			if len(r.Steps) > 0 {
+				cells = append(cells, at(a, r))
 			}
-			if len(at) > 0 {
-				fmt.Fprintf(w, "    %-18s %s\n", a.Arm, strings.Join(at, ", "))
-			}
+		}
+		if len(cells) > 0 {
+			fmt.Fprintf(w, "    %-18s %s\n", a.Arm, strings.Join(cells, ", "))
 		}
 	}
 }
