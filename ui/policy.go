@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"path/filepath"
@@ -107,6 +108,11 @@ func (pv *policyView) init(rr report.Run, load func(string) (*task.Task, error))
 	now, err := recipe.NewPolicy(tasks, seed)
 	if err != nil {
 		return err
+	}
+	if g, ok := rr.Config["grid"].(string); ok && g != "" { // the options the run's plans could take
+		if err := errors.Join(prior.SetGrid(g), now.SetGrid(g)); err != nil {
+			return err
+		}
 	}
 	pv.now, pv.prior, pv.task = now, prior, tasks[0].Name
 	return nil

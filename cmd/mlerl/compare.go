@@ -10,9 +10,11 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/compare"
 )
@@ -41,11 +43,15 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "RL arms: credit per decision, each hyperparameter judged against the task's programs of its own model family")
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
+	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
 	merge := fs.String("merge", "", "print the table of earlier --json outputs (files, comma-separated: arms run side by side, or seeds run later) as one comparison, instead of running")
 	var ef envFlags
 	ef.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err}
+	}
+	if !slices.Contains(recipe.Grids(), *grid) {
+		return usageErrorf("bench rl-vs-prompting: unknown --grid %q (want one of %s)", *grid, strings.Join(recipe.Grids(), ", "))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -108,6 +114,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
 		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
+		Grid: *grid,
 	})
 	if res != nil {
 		res.Binary = revision()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"os"
@@ -24,6 +25,7 @@ type policyFlags struct {
 	maxTokens   int
 	noLearn     bool
 	initPolicy  string
+	grid        string
 }
 
 func (f *policyFlags) register(fs *flag.FlagSet) {
@@ -33,6 +35,7 @@ func (f *policyFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "llm-timeout", 10*time.Minute, "limit on one request to the policy's server (retried on expiry)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 1024, "response limit of the policy model in tokens (the paper: 1024)")
 	fs.StringVar(&f.initPolicy, "init-policy", "", "start the built-in policy from what the run in this folder learnt (its last checkpoint), e.g. a run on the suite; this run's tasks may differ")
+	fs.StringVar(&f.grid, "grid", recipe.GridStandard, "hyperparameter values the built-in policy's plans take: standard (about three per hyperparameter) or wide (more, between and beyond: more to search in a long run)")
 	fs.BoolVar(&f.noLearn, "no-learn", false, "prompting baseline: the same loop, tasks and rewards with no policy updates; improve prompts always improve the best solution so far")
 }
 
@@ -40,6 +43,9 @@ func (f *policyFlags) apply(rc *runConfig) {
 	rc.LLMURL, rc.LLMModel, rc.LLMConcurrency, rc.LLMTimeout, rc.MaxTokens, rc.NoLearn =
 		f.url, f.model, f.concurrency, f.timeout, f.maxTokens, f.noLearn
 	rc.InitPolicy = f.initPolicy
+	if f.grid != recipe.GridStandard {
+		rc.Grid = f.grid // absent in run.json: the standard grid, as runs before it
+	}
 	if abs, err := filepath.Abs(f.initPolicy); err == nil && f.initPolicy != "" {
 		rc.InitPolicy = abs // run.json must name it from anywhere
 	}
@@ -62,6 +68,9 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 			return nil, errUsage{err}
 		}
 		pol.SetTimeLimit(rc.Timeout) // the prior avoids plans predicted to overrun it
+		if err := pol.SetGrid(cmp.Or(rc.Grid, recipe.GridStandard)); err != nil {
+			return nil, usageErrorf("train: --grid: %v", err)
+		}
 		if rc.InitPolicy != "" && fresh {
 			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
 				return nil, usageErrorf("train: --init-policy: %v", err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlerl/mlerl/task"
 )
 
 // --resume continues with run.json's settings: a flag it would silently
@@ -25,6 +27,7 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 	}{
 		{[]string{"--seed", "3", "--timeout", "1m"}, "cannot take --seed, --timeout"},
 		{[]string{"--workers", "4"}, "cannot take --workers"},
+		{[]string{"--grid", "wide"}, "cannot take --grid"},
 		{[]string{"--cache", "/tmp/x", "--batch", "2"}, "cannot take --batch, --cache"},
 		{[]string{"--budget", "1m"}, "no-such-task"}, // accepted: fails later, on the task
 	} {
@@ -54,6 +57,40 @@ func TestResumeKeepsTheBuffer(t *testing.T) {
 		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
 		if err != nil || rc.Buffer != tc.want || rc.check() != nil {
 			t.Errorf("%s: buffer %d (%v, check %v), want %d", tc.runJSON, rc.Buffer, err, rc.check(), tc.want)
+		}
+	}
+}
+
+// A resume walks the grid the run started with (absent: the standard one, as
+// runs before the wide grid); a grid this binary does not know is refused.
+func TestResumeKeepsTheGrid(t *testing.T) {
+	tk, err := task.Load(filepath.Join("testdata", "tiny-llm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		runJSON, want, refused string
+	}{
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"grid":"wide"}`, "wide", ""},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, "", ""},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"grid":"huge"}`, "huge", `unknown --grid "huge"`},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
+		if err != nil || rc.Grid != tc.want {
+			t.Fatalf("%s: grid %q (%v), want %q", tc.runJSON, rc.Grid, err, tc.want)
+		}
+		if err := rc.check(); tc.refused == "" && err != nil || tc.refused != "" && (err == nil || !strings.Contains(err.Error(), tc.refused)) {
+			t.Errorf("%s: check %v, want %q", tc.runJSON, err, tc.refused)
+		}
+		if tc.refused != "" {
+			continue
+		}
+		if _, err := newPolicy(context.Background(), rc, dir, []*task.Task{tk}, false); err != nil {
+			t.Errorf("%s: policy: %v", tc.runJSON, err)
 		}
 	}
 }

@@ -13,11 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/report"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/rl/progress"
@@ -70,6 +72,9 @@ type runConfig struct {
 	// InitPolicy is the run folder whose learnt policy a fresh run started
 	// from (absolute; --init-policy).
 	InitPolicy string `json:"init_policy,omitempty"`
+	// Grid is the built-in policy's grid of hyperparameter values
+	// (recipe.Grids); absent is the standard grid, as runs before it.
+	Grid string `json:"grid,omitempty"`
 	// Cache is a folder of executions shared across runs (episode.Cache);
 	// within a run identical programs never run twice whether it is set or not.
 	Cache string `json:"cache,omitempty"`
@@ -231,6 +236,10 @@ func (rc runConfig) check() error {
 		// A language model's tokens name no decisions of a grammar: the
 		// flag would change nothing, and a user who set it should know.
 		return usageErrorf("train: --decision-credit needs the recipe policy, whose decisions it credits (--policy %s has none)", rc.Policy)
+	case rc.Grid != "" && !slices.Contains(recipe.Grids(), rc.Grid):
+		return usageErrorf("train: unknown --grid %q (want one of %s)", rc.Grid, strings.Join(recipe.Grids(), ", "))
+	case rc.Grid != "" && rc.Policy != "recipe":
+		return usageErrorf("train: --grid needs the recipe policy, whose plans take the grid's values (--policy %s writes its own)", rc.Policy)
 	}
 	return nil
 }

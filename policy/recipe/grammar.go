@@ -76,6 +76,11 @@ type spec struct {
 	// risky says an allowed option is expected to fail on this task given
 	// the choices so far (Decision.Avoid); nil: none is.
 	risky func(p *Profile, c choices, opt string) bool
+	// wide are values offered only on the wide grid (GridWide), appended
+	// to options by init so every option index stays what it was; standard
+	// is then the number of options the standard grid offers (0: all).
+	wide     []string
+	standard int
 	// describe words for option values that are not self-explanatory.
 }
 
@@ -222,24 +227,24 @@ var grammar = []spec{
 			return c["model.family"] != "pls"
 		}},
 	// Hyperparameters, asked only for the chosen family.
-	{name: "logistic.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("logistic.C")},
+	{name: "logistic.C", part: PartHyper, options: []string{"0.1", "1", "10"}, wide: []string{"0.01", "0.3", "3", "30", "100"}, applies: hyper("logistic.C")},
 	{name: "logistic.max_iter", part: PartHyper, options: []string{"100", "1000"}, applies: hyper("logistic.max_iter")},
-	{name: "ridge.alpha", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("ridge.alpha")},
-	{name: "forest.n_estimators", part: PartHyper, options: []string{"50", "200", "600"}, applies: hyper("forest.n_estimators")},
-	{name: "forest.max_depth", part: PartHyper, options: []string{"none", "8", "20"}, applies: hyper("forest.max_depth")},
-	{name: "hgb.max_iter", part: PartHyper, options: []string{"100", "300", "1000"}, applies: hyper("hgb.max_iter")},
-	{name: "hgb.learning_rate", part: PartHyper, options: []string{"0.03", "0.1", "0.3"}, applies: hyper("hgb.learning_rate")},
-	{name: "hgb.max_leaf_nodes", part: PartHyper, options: []string{"15", "31", "63"}, applies: hyper("hgb.max_leaf_nodes")},
-	{name: "gb.n_estimators", part: PartHyper, options: []string{"100", "300"}, applies: hyper("gb.n_estimators")},
-	{name: "gb.learning_rate", part: PartHyper, options: []string{"0.05", "0.1", "0.2"}, applies: hyper("gb.learning_rate")},
-	{name: "gb.max_depth", part: PartHyper, options: []string{"3", "5"}, applies: hyper("gb.max_depth")},
-	{name: "xgb.n_estimators", part: PartHyper, options: []string{"100", "400", "1500"}, applies: hyper("xgb.n_estimators")},
-	{name: "xgb.learning_rate", part: PartHyper, options: []string{"0.03", "0.1", "0.3"}, applies: hyper("xgb.learning_rate")},
-	{name: "xgb.max_depth", part: PartHyper, options: []string{"3", "6", "10"}, applies: hyper("xgb.max_depth")},
-	{name: "xgb.subsample", part: PartHyper, options: []string{"1.0", "0.8"}, applies: hyper("xgb.subsample")},
-	{name: "knn.n_neighbors", part: PartHyper, options: []string{"3", "15", "50"}, applies: hyper("knn.n_neighbors")},
+	{name: "ridge.alpha", part: PartHyper, options: []string{"0.1", "1", "10"}, wide: []string{"0.001", "0.01", "0.03", "0.3", "3", "30", "100"}, applies: hyper("ridge.alpha")},
+	{name: "forest.n_estimators", part: PartHyper, options: []string{"50", "200", "600"}, wide: []string{"100", "400"}, applies: hyper("forest.n_estimators")},
+	{name: "forest.max_depth", part: PartHyper, options: []string{"none", "8", "20"}, wide: []string{"4", "12", "30"}, applies: hyper("forest.max_depth")},
+	{name: "hgb.max_iter", part: PartHyper, options: []string{"100", "300", "1000"}, wide: []string{"50", "200", "500"}, applies: hyper("hgb.max_iter")},
+	{name: "hgb.learning_rate", part: PartHyper, options: []string{"0.03", "0.1", "0.3"}, wide: []string{"0.01", "0.05", "0.2"}, applies: hyper("hgb.learning_rate")},
+	{name: "hgb.max_leaf_nodes", part: PartHyper, options: []string{"15", "31", "63"}, wide: []string{"7", "127"}, applies: hyper("hgb.max_leaf_nodes")},
+	{name: "gb.n_estimators", part: PartHyper, options: []string{"100", "300"}, wide: []string{"50", "200", "600"}, applies: hyper("gb.n_estimators")},
+	{name: "gb.learning_rate", part: PartHyper, options: []string{"0.05", "0.1", "0.2"}, wide: []string{"0.02", "0.3"}, applies: hyper("gb.learning_rate")},
+	{name: "gb.max_depth", part: PartHyper, options: []string{"3", "5"}, wide: []string{"2", "4", "7"}, applies: hyper("gb.max_depth")},
+	{name: "xgb.n_estimators", part: PartHyper, options: []string{"100", "400", "1500"}, wide: []string{"50", "200", "800"}, applies: hyper("xgb.n_estimators")},
+	{name: "xgb.learning_rate", part: PartHyper, options: []string{"0.03", "0.1", "0.3"}, wide: []string{"0.01", "0.05", "0.2"}, applies: hyper("xgb.learning_rate")},
+	{name: "xgb.max_depth", part: PartHyper, options: []string{"3", "6", "10"}, wide: []string{"2", "4", "8"}, applies: hyper("xgb.max_depth")},
+	{name: "xgb.subsample", part: PartHyper, options: []string{"1.0", "0.8"}, wide: []string{"0.6"}, applies: hyper("xgb.subsample")},
+	{name: "knn.n_neighbors", part: PartHyper, options: []string{"3", "15", "50"}, wide: []string{"1", "7", "30"}, applies: hyper("knn.n_neighbors")},
 	{name: "knn.weights", part: PartHyper, options: []string{"uniform", "distance"}, applies: hyper("knn.weights")},
-	{name: "svm.C", part: PartHyper, options: []string{"0.1", "1", "10"}, applies: hyper("svm.C")},
+	{name: "svm.C", part: PartHyper, options: []string{"0.1", "1", "10"}, wide: []string{"0.01", "0.3", "3", "30", "100"}, applies: hyper("svm.C")},
 	{name: "mlp.hidden", part: PartHyper, options: []string{"64", "256", "256_128"}, applies: hyper("mlp.hidden")},
 	{name: "mlp.max_iter", part: PartHyper, options: []string{"50", "200", "600"}, applies: hyper("mlp.max_iter")},
 	{name: "nb.variant", part: PartHyper, options: []string{"gaussian", "multinomial", "bernoulli", "complement"}, applies: hyper("nb.variant"),
@@ -297,12 +302,12 @@ var grammar = []spec{
 	// "cv": the program picks the value by 5-fold cross-validation over a
 	// log grid (both at once when both are "cv"): slower, and it needs no
 	// guess of the data's scale.
-	{name: "kernel_ridge.alpha", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "1", "cv"}, applies: hyper("kernel_ridge.alpha")},
-	{name: "kernel_ridge.gamma", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "cv"}, applies: hyper("kernel_ridge.gamma")},
-	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, applies: hyper("pls.n_components"),
+	{name: "kernel_ridge.alpha", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "1", "cv"}, wide: []string{"0.00001", "0.1", "10"}, applies: hyper("kernel_ridge.alpha")},
+	{name: "kernel_ridge.gamma", part: PartHyper, options: []string{"0.0001", "0.001", "0.01", "cv"}, wide: []string{"0.00001", "0.1", "1"}, applies: hyper("kernel_ridge.gamma")},
+	{name: "pls.n_components", part: PartHyper, options: []string{"5", "10", "20"}, wide: []string{"2", "3", "8", "15", "30"}, applies: hyper("pls.n_components"),
 		allowed: func(p *Profile, c choices, o string) bool { n, _ := strconv.Atoi(o); return n <= minFeatures(p, c) }},
 	// The weight of naive Bayes in the log-linear pool (ensemble=nb_loglinear).
-	{name: "ensemble.nb_weight", part: PartEnsembling, options: []string{"0.05", "0.1", "0.2"},
+	{name: "ensemble.nb_weight", part: PartEnsembling, options: []string{"0.05", "0.1", "0.2"}, wide: []string{"0.02", "0.3", "0.5"},
 		applies: func(_ *Profile, c choices) bool { return c["ensemble"] == "nb_loglinear" }},
 	// Added for the tables users have (issue 10): several free-text columns
 	// are vectorised one by one, each with its own vocabulary, or joined
@@ -321,6 +326,36 @@ var grammar = []spec{
 	{name: "features.high_card", part: PartFeatures, options: []string{"onehot_grouped", "target_mean", "ordinal", "drop"},
 		applies: func(p *Profile, c choices) bool { return typed(c) && p.HasHighCardinality() },
 		allowed: func(p *Profile, c choices, o string) bool { return o != "drop" || keepsFeatures(p, c, "high_card") }},
+}
+
+func init() {
+	for i := range grammar {
+		if s := &grammar[i]; len(s.wide) > 0 {
+			s.standard = len(s.options)
+			s.options = append(slices.Clip(s.options), s.wide...)
+		}
+	}
+}
+
+// The grids of hyperparameter values a plan may take. The standard grid
+// (three values or so per hyperparameter) is what the prior, the cost
+// model and every 4-minute measurement were made with; a short run finds
+// its best plans within a few minutes. The wide grid adds values between
+// and beyond them (C and alpha from 0.001-0.01 to 100, shallower and deeper
+// trees, more learning rates): more to search, so a longer run has more to
+// find (bench/RESULTS.md: at 20 minutes both RL and the prompting baseline
+// stopped at the best the standard grid can write, on every task measured).
+const (
+	GridStandard = "standard"
+	GridWide     = "wide"
+)
+
+// Grids are the grids a policy can walk (Policy.SetGrid).
+func Grids() []string { return []string{GridStandard, GridWide} }
+
+// offered says option i of s is on the profile's grid.
+func (s spec) offered(p *Profile, i int) bool {
+	return s.standard == 0 || i < s.standard || p.Grid == GridWide
 }
 
 // loaderRisky: the ascii loader fails on a file with non-ASCII bytes, the
@@ -558,8 +593,8 @@ func (w *Walker) Next() (Decision, bool) {
 			continue
 		}
 		var opts []string
-		for _, o := range s.options {
-			if s.allowed == nil || s.allowed(w.p, w.chosen, o) {
+		for i, o := range s.options {
+			if s.offered(w.p, i) && (s.allowed == nil || s.allowed(w.p, w.chosen, o)) {
 				opts = append(opts, o)
 			}
 		}

@@ -97,6 +97,21 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 	return p, nil
 }
 
+// SetGrid makes the policy's plans take their hyperparameters from grid
+// (GridStandard or GridWide) from now on. A plan of the wide grid does not
+// validate against the standard one: a run keeps the grid it started with.
+func (p *Policy) SetGrid(grid string) error { return setGrid(p.profiles, grid) }
+
+func setGrid(profiles map[string]*Profile, grid string) error {
+	if !slices.Contains(Grids(), grid) {
+		return fmt.Errorf("recipe: unknown grid %q (want one of %v)", grid, Grids())
+	}
+	for _, prof := range profiles {
+		prof.Grid = grid
+	}
+	return nil
+}
+
 // Version is the number of updates the net has taken.
 func (p *Policy) Version() int { return p.net.Version() }
 

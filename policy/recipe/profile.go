@@ -117,6 +117,9 @@ type Profile struct {
 	// cost model's avoidance uses it (cost.go). 0: unknown, nothing avoided
 	// for time.
 	TimeLimit time.Duration `json:"time_limit_ns,omitempty"`
+	// Grid is the grid of hyperparameter values plans take (GridStandard
+	// when empty; Policy.SetGrid).
+	Grid string `json:"grid,omitempty"`
 }
 
 // pandasNA are the strings pandas 1.5's read_csv turns into NaN by default; the

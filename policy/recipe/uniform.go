@@ -33,6 +33,9 @@ func NewUniform(tasks []*task.Task, seed uint64) (*Uniform, error) {
 	return u, nil
 }
 
+// SetGrid: see Policy.SetGrid.
+func (u *Uniform) SetGrid(grid string) error { return setGrid(u.profiles, grid) }
+
 // Version is always 0: the policy never changes.
 func (u *Uniform) Version() int { return 0 }
 

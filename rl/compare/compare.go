@@ -79,6 +79,10 @@ type Config struct {
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
 	InitPolicy string
+	// Grid is the recipe arms' grid of hyperparameter values (every arm's
+	// alike: it is the space searched, not a learning setting); empty: the
+	// standard grid.
+	Grid string
 	// Parallel is how many runs go at once (default 1).
 	Parallel int
 	// Progress receives one line per finished run and, every ProgressEvery
@@ -209,6 +213,9 @@ type Result struct {
 	Decision bool          `json:"rl_decision_credit,omitempty"`
 	Init     string        `json:"rl_init_policy,omitempty"`
 	Buffer   int           `json:"rl_buffer"`
+	// Grid is every arm's grid of hyperparameter values; absent: the
+	// standard one (results from before it was a choice).
+	Grid string `json:"grid,omitempty"`
 	// Settings are every program's limits (time, memory, instrumentation,
 	// threads): part of what a run's outcomes depend on. Absent (zero) in
 	// results written before they were recorded.
@@ -239,6 +246,12 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
 	res.Init, res.Decision = cfg.InitPolicy, cfg.DecisionCredit
+	if cfg.Grid != "" && cfg.Grid != recipe.GridStandard {
+		res.Grid = cfg.Grid
+	}
+	if !slices.Contains(recipe.Grids(), cmp.Or(cfg.Grid, recipe.GridStandard)) {
+		return nil, fmt.Errorf("compare: unknown grid %q (want one of %v)", cfg.Grid, recipe.Grids())
+	}
 	if cfg.InitPolicy != "" { // a folder that does not load fails now, not after the first arms ran
 		probe, err := recipe.NewPolicy([]*task.Task{cfg.Tasks[0].Task}, 1)
 		if err == nil {
@@ -500,6 +513,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	rc.RunID, rc.Batch, rc.Budget, rc.Seed = arm, cfg.Batch, cfg.Budget, seed
 	var pol rl.Policy
 	var err error
+	grid := cmp.Or(cfg.Grid, recipe.GridStandard)
 	switch arm {
 	case DurationAware, Naive:
 		rc.DurationAware = arm == DurationAware
@@ -509,7 +523,8 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
-			if cfg.InitPolicy != "" {
+			err = rp.SetGrid(grid)
+			if err == nil && cfg.InitPolicy != "" {
 				err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
 			}
 		}
@@ -519,10 +534,15 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
+			err = rp.SetGrid(grid)
 		}
 		pol = rl.Frozen(rp)
 	case Random:
-		pol, err = recipe.NewUniform(tasks, seed)
+		var u *recipe.Uniform
+		if u, err = recipe.NewUniform(tasks, seed); err == nil {
+			err = u.SetGrid(grid)
+		}
+		pol = u
 	default:
 		return Run{}, fmt.Errorf("unknown arm %q (want one of %v)", arm, Arms())
 	}
@@ -699,6 +719,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Binary != "" {
 		extra += ", binary " + r.Binary
+	}
+	if r.Grid != "" {
+		extra += ", " + r.Grid + " grid"
 	}
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)

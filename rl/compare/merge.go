@@ -117,6 +117,9 @@ func sameRun(p, q *Result, pName, settingsFrom, qName string) error {
 	if p.Batch != q.Batch {
 		d = append(d, fmt.Sprintf("batch (%d, %d)", p.Batch, q.Batch))
 	}
+	if p.Grid != q.Grid { // "" is the standard grid, and only it is written so
+		d = append(d, fmt.Sprintf("grid (%q, %q)", cmp.Or(p.Grid, "standard"), cmp.Or(q.Grid, "standard")))
+	}
 	if len(d) > 0 {
 		return fmt.Errorf("merge: %s and %s were not run alike: %s", pName, qName, strings.Join(d, ", "))
 	}

@@ -116,6 +116,7 @@ func TestMerge(t *testing.T) {
 		{"batch", []*Result{nl, part(with(func(r *Result) { r.Batch = 16 }), DurationAware, map[uint64]float64{1: 0.5})}, "batch (8, 16)"},
 		{"clock", []*Result{nl, part(with(func(r *Result) { r.Mode = "real" }), DurationAware, map[uint64]float64{1: 0.5})}, "clock"},
 		{"program limit", []*Result{nl, part(with(func(r *Result) { r.Settings.Timeout = time.Minute }), DurationAware, map[uint64]float64{1: 0.5})}, "limit 40s"},
+		{"grid", []*Result{nl, part(with(func(r *Result) { r.Grid = "wide" }), DurationAware, map[uint64]float64{1: 0.5})}, `grid ("standard", "wide")`},
 		{"threads", []*Result{nl, part(with(func(r *Result) { r.Settings.Threads = 2 }), DurationAware, map[uint64]float64{1: 0.5})}, "threads 1"},
 		{"RL settings", []*Result{rl, part(with(func(r *Result) { r.Buffer = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different buffer (1, 8)"},
 		{"same run twice", []*Result{nl, part(base, NoLearn, map[uint64]float64{3: 0.6})}, "t no-learn seed 3 is in both p0 and p1"},
