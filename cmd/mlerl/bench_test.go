@@ -87,9 +87,9 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--elite", "-0.2"}, "--elite -0.2"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--elite", "0.5", "--utility", "reward"}, "--elite needs --utility rank"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--decision-credit"}, "--decision-credit needs the recipe policy"},
-		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--grid", "huge"}, `unknown --grid "huge" (want one of standard, wide)`},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--grid", "huge"}, `--grid: unknown grid "huge" (want one of standard, wide)`},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--grid", "wide"}, "--grid needs the recipe policy"},
-		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--grid", "huge"}, `unknown --grid "huge"`},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--grid", "huge"}, `--grid: unknown grid "huge"`},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {

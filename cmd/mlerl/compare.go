@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
@@ -50,8 +49,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err}
 	}
-	if !slices.Contains(recipe.Grids(), *grid) {
-		return usageErrorf("bench rl-vs-prompting: unknown --grid %q (want one of %s)", *grid, strings.Join(recipe.Grids(), ", "))
+	if err := recipe.CheckGrid(*grid); err != nil {
+		return usageErrorf("bench rl-vs-prompting: --grid: %v", err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -73,7 +73,7 @@ func TestResumeKeepsTheGrid(t *testing.T) {
 	}{
 		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"grid":"wide"}`, "wide", ""},
 		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, "", ""},
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"grid":"huge"}`, "huge", `unknown --grid "huge"`},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"grid":"huge"}`, "huge", `--grid: unknown grid "huge"`},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -236,8 +235,8 @@ func (rc runConfig) check() error {
 		// A language model's tokens name no decisions of a grammar: the
 		// flag would change nothing, and a user who set it should know.
 		return usageErrorf("train: --decision-credit needs the recipe policy, whose decisions it credits (--policy %s has none)", rc.Policy)
-	case rc.Grid != "" && !slices.Contains(recipe.Grids(), rc.Grid):
-		return usageErrorf("train: unknown --grid %q (want one of %s)", rc.Grid, strings.Join(recipe.Grids(), ", "))
+	case rc.Grid != "" && recipe.CheckGrid(rc.Grid) != nil:
+		return usageErrorf("train: --grid: %v", recipe.CheckGrid(rc.Grid))
 	case rc.Grid != "" && rc.Policy != "recipe":
 		return usageErrorf("train: --grid needs the recipe policy, whose plans take the grid's values (--policy %s writes its own)", rc.Policy)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/policy/choicenet"
@@ -102,9 +103,17 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 // validate against the standard one: a run keeps the grid it started with.
 func (p *Policy) SetGrid(grid string) error { return setGrid(p.profiles, grid) }
 
-func setGrid(profiles map[string]*Profile, grid string) error {
+// CheckGrid says why grid is not one of Grids (nil when it is).
+func CheckGrid(grid string) error {
 	if !slices.Contains(Grids(), grid) {
-		return fmt.Errorf("recipe: unknown grid %q (want one of %v)", grid, Grids())
+		return fmt.Errorf("unknown grid %q (want one of %s)", grid, strings.Join(Grids(), ", "))
+	}
+	return nil
+}
+
+func setGrid(profiles map[string]*Profile, grid string) error {
+	if err := CheckGrid(grid); err != nil {
+		return fmt.Errorf("recipe: %w", err)
 	}
 	for _, prof := range profiles {
 		prof.Grid = grid

@@ -246,11 +246,11 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
 	res.Init, res.Decision = cfg.InitPolicy, cfg.DecisionCredit
-	if cfg.Grid != "" && cfg.Grid != recipe.GridStandard {
-		res.Grid = cfg.Grid
+	if err := recipe.CheckGrid(cmp.Or(cfg.Grid, recipe.GridStandard)); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
 	}
-	if !slices.Contains(recipe.Grids(), cmp.Or(cfg.Grid, recipe.GridStandard)) {
-		return nil, fmt.Errorf("compare: unknown grid %q (want one of %v)", cfg.Grid, recipe.Grids())
+	if cfg.Grid != recipe.GridStandard {
+		res.Grid = cfg.Grid // recorded only when not the standard grid, as results from before it
 	}
 	if cfg.InitPolicy != "" { // a folder that does not load fails now, not after the first arms ran
 		probe, err := recipe.NewPolicy([]*task.Task{cfg.Tasks[0].Task}, 1)

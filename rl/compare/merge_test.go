@@ -84,6 +84,19 @@ func TestMerge(t *testing.T) {
 			t.Fatalf("merge: %v, binary %q, want each differing one once", err, m.Binary)
 		}
 	})
+	t.Run("wide grid", func(t *testing.T) {
+		a := part(with(func(r *Result) { r.Grid = "wide" }), NoLearn, map[uint64]float64{1: 0.7})
+		b := part(with(func(r *Result) { r.Grid = "wide" }), DurationAware, map[uint64]float64{1: 0.8})
+		m, err := Merge([]*Result{a, b}, []string{"a", "b"})
+		if err != nil || m.Grid != "wide" {
+			t.Fatalf("merge: %v, grid %q", err, m.Grid)
+		}
+		var out bytes.Buffer
+		m.Print(&out)
+		if !strings.Contains(out.String(), ", wide grid") {
+			t.Errorf("table does not name the grid:\n%s", out.String())
+		}
+	})
 	t.Run("results without recorded settings", func(t *testing.T) {
 		old := part(with(func(r *Result) { r.Settings = episode.Settings{} }), NoLearn, map[uint64]float64{1: 0.7})
 		m, err := Merge([]*Result{old, rl}, []string{"old", "new"})
