@@ -147,8 +147,8 @@ func TestInitPolicyRefused(t *testing.T) {
 
 // --merge reads the --json outputs of bench processes run side by side into
 // one table: the committed stackoverflow-remote runs (one process per arm)
-// give the gap bench/RESULTS.md reports, and the tate-artwork-year ones its
-// curve. Files that are not such outputs,
+// give the gap bench/RESULTS.md reports, and the tate-artwork-year and
+// wide-grid ones their curves. Files that are not such outputs,
 // and flags that only apply to running, are refused by name.
 func TestBenchMergeResults(t *testing.T) {
 	dir := "../../bench/results/"
@@ -180,6 +180,28 @@ func TestBenchMergeResults(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("merged tate table lacks %q:\n%s", want, stdout.String())
 		}
+	}
+	// The wide-grid stackoverflow-remote files name their grid, and a merge
+	// with a standard-grid part is refused.
+	stdout.Reset()
+	wide := dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-nl.json," + dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-rl.json"
+	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", wide}, &stdout, &stderr); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{
+		", wide grid,", "0.7391 ± 0.0012", "0.7387 ± 0.0015", "+0.0004 (+0.2 SE)",
+		"0.7350 ± 0.0013 (+0.3 SE)", "0.7374 ± 0.0011 (+0.9 SE)", "0.7384 ± 0.0017 (+0.7 SE)", // RL at 5, 10, 15
+		"rl-duration-aware  18m27s, 6m4s, 12m7s",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("merged wide-grid table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	mixed := dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-nl.json," + dir + "rl-vs-prompting-stackoverflow-20m-b041703-rl.json"
+	stderr.Reset()
+	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", mixed}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), `grid ("wide", "standard")`) {
+		t.Errorf("merge of a wide and a standard part: exit %d\n%s", code, stderr.String())
 	}
 	garbage := filepath.Join(t.TempDir(), "garbage.json")
 	if err := os.WriteFile(garbage, []byte(`{"runs": 3}`), 0o644); err != nil {
