@@ -154,49 +154,39 @@ func TestBenchMergeResults(t *testing.T) {
 	dir := "../../bench/results/"
 	files := dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-nl.json," + dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-rl.json"
 	var stdout, stderr strings.Builder
-	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", files}, &stdout, &stderr); code != 0 {
-		t.Fatalf("merge: exit %d\n%s", code, stderr.String())
-	}
-	for _, want := range []string{"0.7339 ± 0.0005", "0.7308 ± 0.0021", "+0.0031 (+1.4 SE)", "5 seeds"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("merged table lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	// The 20-minute tate-artwork-year files keep each run's steps: the curve
-	// and the times RESULTS gives come from them.
-	stdout.Reset()
-	tate := dir + "rl-vs-prompting-tate-20m-ead8d5a-nl.json," + dir + "rl-vs-prompting-tate-20m-b041703-rl.json"
-	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", tate}, &stdout, &stderr); code != 0 {
-		t.Fatalf("merge: exit %d\n%s", code, stderr.String())
-	}
-	for _, want := range []string{
-		"+0.0079 (+1.0 SE)",
-		"2.4654 ± 0.0097 (+3.9 SE)", "2.4510 ± 0.0000 (+3.0 SE)", // RL at 5 and 10 minutes
-		"2.5077 ± 0.0050", "2.4785 ± 0.0093", "2.4639 ± 0.0128", // no-learn at 5, 10, 15
-		"rl-duration-aware  6m15s, 5m37s, 8m18s, 1m48s, 9m42s",
-		"first at 2.4906 (no-learn's worst final best",
-		"no-learn           6m43s, 9m8s, 16m38s, 9m14s, 8m47s",
+	for _, tc := range []struct {
+		name, files string
+		want        []string
+	}{
+		{"stackoverflow-remote at 4 minutes", files, []string{"0.7339 ± 0.0005", "0.7308 ± 0.0021", "+0.0031 (+1.4 SE)", "5 seeds"}},
+		// The 20-minute tate-artwork-year files keep each run's steps: the
+		// curve and the times RESULTS gives come from them.
+		{"tate-artwork-year at 20 minutes", dir + "rl-vs-prompting-tate-20m-ead8d5a-nl.json," + dir + "rl-vs-prompting-tate-20m-b041703-rl.json", []string{
+			"+0.0079 (+1.0 SE)",
+			"2.4654 ± 0.0097 (+3.9 SE)", "2.4510 ± 0.0000 (+3.0 SE)", // RL at 5 and 10 minutes
+			"2.5077 ± 0.0050", "2.4785 ± 0.0093", "2.4639 ± 0.0128", // no-learn at 5, 10, 15
+			"rl-duration-aware  6m15s, 5m37s, 8m18s, 1m48s, 9m42s",
+			"first at 2.4906 (no-learn's worst final best",
+			"no-learn           6m43s, 9m8s, 16m38s, 9m14s, 8m47s",
+		}},
+		// The wide-grid stackoverflow-remote files name their grid.
+		{"stackoverflow-remote on the wide grid", dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-nl.json," + dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-rl.json", []string{
+			", wide grid,", "0.7391 ± 0.0012", "0.7387 ± 0.0015", "+0.0004 (+0.2 SE)",
+			"0.7350 ± 0.0013 (+0.3 SE)", "0.7374 ± 0.0011 (+0.9 SE)", "0.7384 ± 0.0017 (+0.7 SE)", // RL at 5, 10, 15
+			"rl-duration-aware  18m27s, 6m4s, 12m7s",
+		}},
 	} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("merged tate table lacks %q:\n%s", want, stdout.String())
+		stdout.Reset()
+		if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", tc.files}, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: merge: exit %d\n%s", tc.name, code, stderr.String())
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%s: merged table lacks %q:\n%s", tc.name, want, stdout.String())
+			}
 		}
 	}
-	// The wide-grid stackoverflow-remote files name their grid, and a merge
-	// with a standard-grid part is refused.
-	stdout.Reset()
-	wide := dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-nl.json," + dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-rl.json"
-	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", wide}, &stdout, &stderr); code != 0 {
-		t.Fatalf("merge: exit %d\n%s", code, stderr.String())
-	}
-	for _, want := range []string{
-		", wide grid,", "0.7391 ± 0.0012", "0.7387 ± 0.0015", "+0.0004 (+0.2 SE)",
-		"0.7350 ± 0.0013 (+0.3 SE)", "0.7374 ± 0.0011 (+0.9 SE)", "0.7384 ± 0.0017 (+0.7 SE)", // RL at 5, 10, 15
-		"rl-duration-aware  18m27s, 6m4s, 12m7s",
-	} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("merged wide-grid table lacks %q:\n%s", want, stdout.String())
-		}
-	}
+	// A wide-grid part does not merge with a standard-grid one.
 	mixed := dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-nl.json," + dir + "rl-vs-prompting-stackoverflow-20m-b041703-rl.json"
 	stderr.Reset()
 	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", mixed}, &stdout, &stderr); code != 1 ||

@@ -79,22 +79,11 @@ func TestGridStandardKeepsTheGrammar(t *testing.T) {
 // decisionOn walks p's default plan, changed by choose, up to decision name.
 func decisionOn(t *testing.T, p *Profile, choose map[string]string, name string) Decision {
 	t.Helper()
-	def := Default(p)
-	w := NewWalker(p, nil)
-	for d, ok := w.Next(); ok; d, ok = w.Next() {
-		if d.Name == name {
-			return d
-		}
-		v, has := choose[d.Name]
-		if !has {
-			v = def.Get(d.Name)
-		}
-		if err := w.Choose(max(slices.Index(d.Options, v), 0)); err != nil {
-			t.Fatal(err)
-		}
+	d, ok := walkTo(t, NewWalker(p, nil), p, choose, name)
+	if !ok {
+		t.Fatalf("%s: decision %s never asked with %v", p.Name, name, choose)
 	}
-	t.Fatalf("%s: decision %s never asked with %v", p.Name, name, choose)
-	return Decision{}
+	return d
 }
 
 // TestSetGrid: both policies take a known grid onto every task's profile

@@ -556,22 +556,29 @@ func TestFailureModes(t *testing.T) {
 // withChoices walks p taking the given values and the default's elsewhere.
 func withChoices(t *testing.T, p *Profile, choose map[string]string) *Plan {
 	t.Helper()
-	def := Default(p)
 	w := NewWalker(p, nil)
+	walkTo(t, w, p, choose, "")
+	return w.Plan()
+}
+
+// walkTo takes w's decisions as choose says, else as Default does (the
+// first option when neither value is allowed), until decision stop.
+func walkTo(t *testing.T, w *Walker, p *Profile, choose map[string]string, stop string) (Decision, bool) {
+	t.Helper()
+	def := Default(p)
 	for d, ok := w.Next(); ok; d, ok = w.Next() {
+		if d.Name == stop {
+			return d, true
+		}
 		v, has := choose[d.Name]
 		if !has {
 			v = def.Get(d.Name)
 		}
-		i := slices.Index(d.Options, v)
-		if i < 0 {
-			i = 0
-		}
-		if err := w.Choose(i); err != nil {
+		if err := w.Choose(max(slices.Index(d.Options, v), 0)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return w.Plan()
+	return Decision{}, false
 }
 
 // TestOrdinalAsRegression learns qwk's ordered integer classes as a number on
