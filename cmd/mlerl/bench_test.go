@@ -109,6 +109,7 @@ func TestCountFlagsMustBePositive(t *testing.T) {
 		want string
 	}{
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--parallel", "0"}, "--parallel"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--first-seed", "0"}, "--first-seed"},
 		{[]string{"serve", "--task", "telco-churn", "--out", t.TempDir(), "--keep-finished", "0"}, "--keep-finished"},
 		{[]string{"serve", "--task", "telco-churn", "--out", t.TempDir(), "--max-queued", "-1"}, "--max-queued"},
 	} {

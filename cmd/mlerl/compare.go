@@ -26,6 +26,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs.SetOutput(stderr)
 	taskArg := fs.String("task", "", "suite name(s) or task folder(s), comma-separated: each is compared on its own")
 	seeds := fs.Int("seeds", 5, "seeds per arm (1..N)")
+	firstSeed := fs.Int("first-seed", 1, "the first seed: --first-seed 4 --seeds 2 runs seeds 4 and 5, to add to results of seeds 1-3 (--merge)")
 	budget := fs.Duration("budget", 4*time.Minute, "virtual budget of each run")
 	workers := fs.Int("workers", runtime.NumCPU(), "virtual executor slots of each run (as train --workers)")
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (as train --batch)")
@@ -76,8 +77,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
 	case len(splitList(*taskArg)) == 0:
 		return usageErrorf("bench rl-vs-prompting: --task is required")
-	case *seeds < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *parallel < 1 || *buffer < 1 || *budget <= 0:
-		return usageErrorf("bench rl-vs-prompting: --seeds, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
+	case *seeds < 1 || *firstSeed < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *parallel < 1 || *buffer < 1 || *budget <= 0:
+		return usageErrorf("bench rl-vs-prompting: --seeds, --first-seed, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
 	case rl.CheckShaping(*utility, *credit, *timeCharge, *elite) != nil:
 		return errUsage{rl.CheckShaping(*utility, *credit, *timeCharge, *elite)}
 	}
@@ -110,7 +111,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	fmt.Fprintf(stderr, "mlerl: comparing %d arms on %d tasks, %d seeds, %v virtual budget, %d workers, program limit %v; isolation %s\n",
 		len(arms), len(prepared), *seeds, *budget, *workers, ef.timeout, runner.Sandbox.Level())
 	res, err := compare.Compare(ctx, compare.Config{
-		Tasks: prepared, Arms: arms, Seeds: *seeds, Budget: *budget, Workers: *workers, Batch: *batch,
+		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
 		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 		Grid: *grid,

@@ -49,7 +49,7 @@ commands:
                                naive vs duration-aware updates on a replay table (the paper's Fig. 8)
   bench record-replay --task T --out FILE [--plans N] [--repeats R]
                                record a replay table from real sandboxed runs of recipe plans
-  bench rl-vs-prompting --task T[,T] [--seeds 5] [--budget 4m] [--arms A,B] [--cache DIR] [--json]
+  bench rl-vs-prompting --task T[,T] [--seeds 5] [--first-seed 1] [--budget 4m] [--arms A,B] [--cache DIR] [--json]
                                RL against --no-learn and random search, on a virtual clock over real executions
   bench rl-vs-prompting --merge FILE,FILE... [--json]
                                one table from --json outputs run apart (an arm per process, or seeds added later)

@@ -51,12 +51,16 @@ func Arms() []string { return []string{DurationAware, Naive, NoLearn, Random} }
 
 // Config says what to compare.
 type Config struct {
-	Tasks   []*episode.Prepared
-	Arms    []string // default: all
-	Seeds   int      // seeds 1..Seeds
-	Budget  time.Duration
-	Workers int // virtual workers
-	Batch   int
+	Tasks []*episode.Prepared
+	Arms  []string // default: all
+	Seeds int      // seeds FirstSeed..FirstSeed+Seeds-1
+	// FirstSeed is the first seed (0: 1). Seeds added in a later session,
+	// without the store of the first ones, start after them (say 4 after
+	// 1-3), and --merge joins the parts into one table.
+	FirstSeed int
+	Budget    time.Duration
+	Workers   int // virtual workers
+	Batch     int
 	// Settings are every job's (time limit, memory, instrumentation, threads).
 	Settings episode.Settings
 	// Run executes one job for real; Store keeps executions for every run.
@@ -232,9 +236,9 @@ type Result struct {
 
 // Compare runs every arm on every task with every seed.
 func Compare(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Seeds < 1 || cfg.Workers < 1 || cfg.Batch < 1 || cfg.Budget <= 0 || len(cfg.Tasks) == 0 {
-		return nil, fmt.Errorf("compare: need tasks, seeds, workers, batch and a budget (got %d tasks, %d seeds, %d workers, batch %d, %v)",
-			len(cfg.Tasks), cfg.Seeds, cfg.Workers, cfg.Batch, cfg.Budget)
+	if cfg.Seeds < 1 || cfg.FirstSeed < 0 || cfg.Workers < 1 || cfg.Batch < 1 || cfg.Budget <= 0 || len(cfg.Tasks) == 0 {
+		return nil, fmt.Errorf("compare: need tasks, seeds, workers, batch and a budget (got %d tasks, %d seeds from %d, %d workers, batch %d, %v)",
+			len(cfg.Tasks), cfg.Seeds, cfg.FirstSeed, cfg.Workers, cfg.Batch, cfg.Budget)
 	}
 	arms := cfg.Arms
 	if len(arms) == 0 {
@@ -285,7 +289,8 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 			these = append(these, a)
 			armList = append(armList, a)
 		}
-		for s := 1; s <= cfg.Seeds; s++ {
+		first := max(1, cfg.FirstSeed)
+		for s := first; s < first+cfg.Seeds; s++ {
 			for _, a := range these {
 				all = append(all, &slot{arm: a, seed: s})
 			}
@@ -698,6 +703,27 @@ func seedNote(arms []Arm) string {
 	return strings.Join(parts, "; ")
 }
 
+// seedCount says how many seeds the table holds, and which when they are
+// not 1..N (seeds added later with --first-seed, alone or merged).
+func seedCount(r *Result) string {
+	var all []uint64
+	for _, a := range r.Arms {
+		for _, run := range a.Runs {
+			if !slices.Contains(all, run.Seed) {
+				all = append(all, run.Seed)
+			}
+		}
+	}
+	slices.Sort(all)
+	label := fmt.Sprintf("%d seeds", r.Seeds)
+	for i, s := range all {
+		if s != uint64(i+1) {
+			return fmt.Sprintf("%s (%s)", label, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(all)), ","), "[]"))
+		}
+	}
+	return label
+}
+
 // initNote names the run the RL arms started from, if any.
 func initNote(dir string) string {
 	if dir == "" {
@@ -726,8 +752,8 @@ func (r *Result) Print(w io.Writer) {
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)
 	}
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %d seeds; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, r.Seeds, r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

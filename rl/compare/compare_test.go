@@ -493,3 +493,59 @@ func TestPrintCurve(t *testing.T) {
 		t.Errorf("a curve printed from runs without steps:\n%s", out.String())
 	}
 }
+
+// Seeds added later (--first-seed) are the runs those seeds would have been
+// in one comparison from seed 1, and the table says which seeds it holds
+// until a merge with the earlier ones makes them 1..N. The executor fails
+// every program after a time set by its code, so a run's episodes depend on
+// the plans its seed drew.
+func TestCompareFirstSeed(t *testing.T) {
+	_, prep := tinyChurn(t)
+	compareFrom := func(first, seeds int) *Result {
+		t.Helper()
+		store, err := episode.NewStore("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Compare(context.Background(), Config{
+			Tasks: []*episode.Prepared{prep}, Arms: []string{NoLearn}, Seeds: seeds, FirstSeed: first,
+			Budget: time.Minute, Workers: 2, Batch: 4, Parallel: 2,
+			Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
+			Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+				d := 1 + float64(len(job.Code)%13)
+				return episode.Execution{Episode: job.ID, Task: job.Task, ExitCode: 1, DurationS: d, Settings: job.Settings}, nil
+			},
+			Store: store,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	all, later := compareFrom(0, 4), compareFrom(4, 2)
+	runs := later.Arms[0].Runs
+	if len(runs) != 2 || runs[0].Seed != 4 || runs[1].Seed != 5 {
+		t.Fatalf("runs %+v, want seeds 4 and 5", runs)
+	}
+	if got, want := runs[0], all.Arms[0].Runs[3]; got.Episodes != want.Episodes || got.Distinct != want.Distinct {
+		t.Errorf("seed 4 alone: %d episodes, %d distinct; seed 4 after 1-3: %d, %d", got.Episodes, got.Distinct, want.Episodes, want.Distinct)
+	}
+	if all.Arms[0].Runs[0].Episodes == all.Arms[0].Runs[3].Episodes && all.Arms[0].Runs[1].Episodes == all.Arms[0].Runs[3].Episodes {
+		t.Errorf("seeds 1, 2 and 4 ran the same number of episodes: the check above cannot tell seeds apart")
+	}
+	var table bytes.Buffer
+	later.Print(&table)
+	if !strings.Contains(table.String(), "2 seeds (4,5)") {
+		t.Errorf("table does not name its seeds:\n%s", table.String())
+	}
+	first := compareFrom(1, 3)
+	merged, err := Merge([]*Result{first, later}, []string{"1-3.json", "4-5.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table.Reset()
+	merged.Print(&table)
+	if !strings.Contains(table.String(), ", 5 seeds;") {
+		t.Errorf("merged table of seeds 1-5:\n%s", table.String())
+	}
+}
