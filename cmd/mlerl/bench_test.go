@@ -149,7 +149,7 @@ func TestInitPolicyRefused(t *testing.T) {
 // --merge reads the --json outputs of bench processes run side by side into
 // one table: the committed stackoverflow-remote runs (one process per arm)
 // give the gap bench/RESULTS.md reports, and the tate-artwork-year and
-// wide-grid ones their curves. Files that are not such outputs,
+// wide-grid ones (stackoverflow-remote, tate-artwork-year) their curves. Files that are not such outputs,
 // and flags that only apply to running, are refused by name.
 func TestBenchMergeResults(t *testing.T) {
 	dir := "../../bench/results/"
@@ -175,6 +175,16 @@ func TestBenchMergeResults(t *testing.T) {
 			", wide grid,", "0.7391 ± 0.0012", "0.7387 ± 0.0015", "+0.0004 (+0.2 SE)",
 			"0.7350 ± 0.0013 (+0.3 SE)", "0.7374 ± 0.0011 (+0.9 SE)", "0.7384 ± 0.0017 (+0.7 SE)", // RL at 5, 10, 15
 			"rl-duration-aware  18m27s, 6m4s, 12m7s",
+		}},
+		// tate-artwork-year on the wide grid: every run of both arms ends on
+		// one program, so the gap is 0 and its SE too.
+		{"tate-artwork-year on the wide grid", dir + "rl-vs-prompting-tate-20m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-tate-20m-wide-0d83f39-rl.json", []string{
+			", wide grid,", "2.4632 ± 0.0135 (-0.2 SE)", "2.4497 ± 0.0000 (-1.0 SE)", // RL at 5 and 10 minutes
+			"2.4604 ± 0.0054", "1613 ± 202", "897 ± 64",
+			"rl-duration-aware  2m53s, 2m39s, 11m3s", "no-learn           5m42s, 4m46s, 5m11s",
+		}},
+		{"tate-artwork-year on the wide grid at 4 minutes", dir + "rl-vs-prompting-tate-4m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-tate-4m-wide-0d83f39-rl.json", []string{
+			"5 seeds", "2.4656 ± 0.0098", "2.4797 ± 0.0137", "+0.0140 (+0.8 SE)", "2.5006 ± 0.0213 (+1.7 SE)",
 		}},
 	} {
 		stdout.Reset()
