@@ -108,8 +108,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	if len(arms) == 0 {
 		arms = compare.Arms()
 	}
-	fmt.Fprintf(stderr, "mlerl: comparing %d arms on %d tasks, %d seeds, %v virtual budget, %d workers, program limit %v; isolation %s\n",
-		len(arms), len(prepared), *seeds, *budget, *workers, ef.timeout, runner.Sandbox.Level())
+	fmt.Fprintf(stderr, "mlerl: comparing %d arms on %d tasks, seeds %d-%d, %v virtual budget, %d workers, program limit %v; isolation %s\n",
+		len(arms), len(prepared), *firstSeed, *firstSeed+*seeds-1, *budget, *workers, ef.timeout, runner.Sandbox.Level())
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,

@@ -716,12 +716,16 @@ func seedCount(r *Result) string {
 	}
 	slices.Sort(all)
 	label := fmt.Sprintf("%d seeds", r.Seeds)
+	names := make([]string, len(all))
+	oneToN := true
 	for i, s := range all {
-		if s != uint64(i+1) {
-			return fmt.Sprintf("%s (%s)", label, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(all)), ","), "[]"))
-		}
+		names[i] = fmt.Sprint(s)
+		oneToN = oneToN && s == uint64(i+1)
 	}
-	return label
+	if oneToN {
+		return label
+	}
+	return label + " (" + strings.Join(names, ",") + ")"
 }
 
 // initNote names the run the RL arms started from, if any.
