@@ -186,6 +186,9 @@ func TestBenchMergeResults(t *testing.T) {
 		{"tate-artwork-year on the wide grid at 4 minutes", dir + "rl-vs-prompting-tate-4m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-tate-4m-wide-0d83f39-rl.json", []string{
 			"5 seeds", "2.4656 ± 0.0098", "2.4797 ± 0.0137", "+0.0140 (+0.8 SE)", "2.5006 ± 0.0213 (+1.7 SE)",
 		}},
+		{"poll-adjustment on the wide grid at 4 minutes", dir + "rl-vs-prompting-poll-4m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-poll-4m-wide-0d83f39-rl.json", []string{
+			", wide grid,", "0.6018 ± 0.0085", "0.6355 ± 0.0093", "+0.0338 (+2.7 SE)", "0.6443 ± 0.0093 (+2.2 SE)",
+		}},
 	} {
 		stdout.Reset()
 		if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", tc.files}, &stdout, &stderr); code != 0 {
