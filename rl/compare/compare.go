@@ -282,6 +282,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var armList []*Arm
 	var all []*slot
+	first := max(1, cfg.FirstSeed)
 	for _, p := range cfg.Tasks {
 		var these []*Arm
 		for _, arm := range arms {
@@ -289,7 +290,6 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 			these = append(these, a)
 			armList = append(armList, a)
 		}
-		first := max(1, cfg.FirstSeed)
 		for s := first; s < first+cfg.Seeds; s++ {
 			for _, a := range these {
 				all = append(all, &slot{arm: a, seed: s})
@@ -686,11 +686,11 @@ func seedNote(arms []Arm) string {
 	seeds := make([]string, len(arms))
 	same := true
 	for i, a := range arms {
-		var s []string
+		var s []uint64
 		for _, r := range a.Runs {
-			s = append(s, fmt.Sprint(r.Seed))
+			s = append(s, r.Seed)
 		}
-		seeds[i] = strings.Join(s, ",")
+		seeds[i] = joinSeeds(s)
 		same = same && seeds[i] == seeds[0]
 	}
 	if same {
@@ -716,16 +716,21 @@ func seedCount(r *Result) string {
 	}
 	slices.Sort(all)
 	label := fmt.Sprintf("%d seeds", r.Seeds)
-	names := make([]string, len(all))
-	oneToN := true
 	for i, s := range all {
+		if s != uint64(i+1) {
+			return label + " (" + joinSeeds(all) + ")"
+		}
+	}
+	return label
+}
+
+// joinSeeds lists seeds as "1,2,3".
+func joinSeeds(seeds []uint64) string {
+	names := make([]string, len(seeds))
+	for i, s := range seeds {
 		names[i] = fmt.Sprint(s)
-		oneToN = oneToN && s == uint64(i+1)
 	}
-	if oneToN {
-		return label
-	}
-	return label + " (" + strings.Join(names, ",") + ")"
+	return strings.Join(names, ",")
 }
 
 // initNote names the run the RL arms started from, if any.
