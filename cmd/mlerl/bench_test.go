@@ -189,6 +189,17 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment on the wide grid at 4 minutes", dir + "rl-vs-prompting-poll-4m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-poll-4m-wide-0d83f39-rl.json", []string{
 			", wide grid,", "0.6018 ± 0.0085", "0.6355 ± 0.0093", "+0.0338 (+2.7 SE)", "0.6443 ± 0.0093 (+2.2 SE)",
 		}},
+		// poll-adjustment at 20 minutes: RL ahead at 5, far behind at 10,
+		// level at the end; with decision credit it is level at 10.
+		{"poll-adjustment on the wide grid at 20 minutes", dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-nl.json," + dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-rl.json", []string{
+			", wide grid,", "0.4960 ± 0.0453", "0.5039 ± 0.0187", "+0.0080 (+0.2 SE)",
+			"0.5902 ± 0.0060 (+2.3 SE)", "0.5823 ± 0.0099 (-4.4 SE)", "0.5086 ± 0.0423 (-0.1 SE)", // RL at 5, 10, 15
+			"rl-duration-aware  14m22s, 15m16s, 17m14s", "no-learn           14m35s, 10m45s, 9m58s",
+		}},
+		{"poll-adjustment with decision credit at 10 minutes", dir + "rl-vs-prompting-poll-10m-wide-5fbdf36-nl.json," + dir + "rl-vs-prompting-poll-10m-wide-5fbdf36-dc.json", []string{
+			"decision credit true", "0.5317 ± 0.0096", "0.5248 ± 0.0087", "-0.0069 (-0.5 SE)",
+			"0.5686 ± 0.0080 (+3.3 SE)", "rl-duration-aware  5m10s, 7m46s, 6m43s",
+		}},
 	} {
 		stdout.Reset()
 		if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", tc.files}, &stdout, &stderr); code != 0 {
