@@ -200,6 +200,10 @@ func TestBenchMergeResults(t *testing.T) {
 			"decision credit true", "0.5317 ± 0.0096", "0.5248 ± 0.0087", "-0.0069 (-0.5 SE)",
 			"0.5686 ± 0.0080 (+3.3 SE)", "rl-duration-aware  5m10s, 7m46s, 6m43s",
 		}},
+		{"poll-adjustment with decision credit at 20 minutes", dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-nl.json," + dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-dc.json", []string{
+			"decision credit true", "0.4739 ± 0.0434", "+0.0300 (+0.6 SE)", "0.4971 ± 0.0356 (+0.2 SE)", "1145 ± 36",
+			"rl-duration-aware  5m10s, 17m47s, 16m25s",
+		}},
 	} {
 		stdout.Reset()
 		if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", tc.files}, &stdout, &stderr); code != 0 {
