@@ -147,13 +147,21 @@ func TestInitPolicyRefused(t *testing.T) {
 }
 
 // --merge reads the --json outputs of bench processes run side by side into
-// one table: the committed stackoverflow-remote runs (one process per arm)
-// give the gap bench/RESULTS.md reports, and the tate-artwork-year and
-// wide-grid ones (stackoverflow-remote, tate-artwork-year) their curves. Files that are not such outputs,
-// and flags that only apply to running, are refused by name.
+// one table: each committed pair (one process per arm) gives the gaps, and
+// the longer runs the curves and times, that bench/RESULTS.md reports.
+// Files that are not such outputs, and flags that only apply to running,
+// are refused by name.
 func TestBenchMergeResults(t *testing.T) {
 	dir := "../../bench/results/"
-	files := dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-nl.json," + dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-rl.json"
+	// results is the --merge list of the committed files named
+	// rl-vs-prompting-NAME.json.
+	results := func(names ...string) string {
+		for i, n := range names {
+			names[i] = dir + "rl-vs-prompting-" + n + ".json"
+		}
+		return strings.Join(names, ",")
+	}
+	files := results("stackoverflow-4m-99c71f3-nl", "stackoverflow-4m-99c71f3-rl")
 	var stdout, stderr strings.Builder
 	for _, tc := range []struct {
 		name, files string
@@ -162,7 +170,7 @@ func TestBenchMergeResults(t *testing.T) {
 		{"stackoverflow-remote at 4 minutes", files, []string{"0.7339 ± 0.0005", "0.7308 ± 0.0021", "+0.0031 (+1.4 SE)", "5 seeds"}},
 		// The 20-minute tate-artwork-year files keep each run's steps: the
 		// curve and the times RESULTS gives come from them.
-		{"tate-artwork-year at 20 minutes", dir + "rl-vs-prompting-tate-20m-ead8d5a-nl.json," + dir + "rl-vs-prompting-tate-20m-b041703-rl.json", []string{
+		{"tate-artwork-year at 20 minutes", results("tate-20m-ead8d5a-nl", "tate-20m-b041703-rl"), []string{
 			"+0.0079 (+1.0 SE)",
 			"2.4654 ± 0.0097 (+3.9 SE)", "2.4510 ± 0.0000 (+3.0 SE)", // RL at 5 and 10 minutes
 			"2.5077 ± 0.0050", "2.4785 ± 0.0093", "2.4639 ± 0.0128", // no-learn at 5, 10, 15
@@ -171,36 +179,36 @@ func TestBenchMergeResults(t *testing.T) {
 			"no-learn           6m43s, 9m8s, 16m38s, 9m14s, 8m47s",
 		}},
 		// The wide-grid stackoverflow-remote files name their grid.
-		{"stackoverflow-remote on the wide grid", dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-nl.json," + dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-rl.json", []string{
+		{"stackoverflow-remote on the wide grid", results("stackoverflow-20m-wide-bd8ad78-nl", "stackoverflow-20m-wide-bd8ad78-rl"), []string{
 			", wide grid,", "0.7391 ± 0.0012", "0.7387 ± 0.0015", "+0.0004 (+0.2 SE)",
 			"0.7350 ± 0.0013 (+0.3 SE)", "0.7374 ± 0.0011 (+0.9 SE)", "0.7384 ± 0.0017 (+0.7 SE)", // RL at 5, 10, 15
 			"rl-duration-aware  18m27s, 6m4s, 12m7s",
 		}},
 		// tate-artwork-year on the wide grid: every run of both arms ends on
 		// one program, so the gap is 0 and its SE too.
-		{"tate-artwork-year on the wide grid", dir + "rl-vs-prompting-tate-20m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-tate-20m-wide-0d83f39-rl.json", []string{
+		{"tate-artwork-year on the wide grid", results("tate-20m-wide-0d83f39-nl", "tate-20m-wide-0d83f39-rl"), []string{
 			", wide grid,", "2.4632 ± 0.0135 (-0.2 SE)", "2.4497 ± 0.0000 (-1.0 SE)", // RL at 5 and 10 minutes
 			"2.4604 ± 0.0054", "1613 ± 202", "897 ± 64",
 			"rl-duration-aware  2m53s, 2m39s, 11m3s", "no-learn           5m42s, 4m46s, 5m11s",
 		}},
-		{"tate-artwork-year on the wide grid at 4 minutes", dir + "rl-vs-prompting-tate-4m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-tate-4m-wide-0d83f39-rl.json", []string{
+		{"tate-artwork-year on the wide grid at 4 minutes", results("tate-4m-wide-0d83f39-nl", "tate-4m-wide-0d83f39-rl"), []string{
 			"5 seeds", "2.4656 ± 0.0098", "2.4797 ± 0.0137", "+0.0140 (+0.8 SE)", "2.5006 ± 0.0213 (+1.7 SE)",
 		}},
-		{"poll-adjustment on the wide grid at 4 minutes", dir + "rl-vs-prompting-poll-4m-wide-0d83f39-nl.json," + dir + "rl-vs-prompting-poll-4m-wide-0d83f39-rl.json", []string{
+		{"poll-adjustment on the wide grid at 4 minutes", results("poll-4m-wide-0d83f39-nl", "poll-4m-wide-0d83f39-rl"), []string{
 			", wide grid,", "0.6018 ± 0.0085", "0.6355 ± 0.0093", "+0.0338 (+2.7 SE)", "0.6443 ± 0.0093 (+2.2 SE)",
 		}},
 		// poll-adjustment at 20 minutes: RL ahead at 5, far behind at 10,
 		// level at the end; with decision credit it is level at 10.
-		{"poll-adjustment on the wide grid at 20 minutes", dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-nl.json," + dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-rl.json", []string{
+		{"poll-adjustment on the wide grid at 20 minutes", results("poll-20m-wide-5fbdf36-nl", "poll-20m-wide-5fbdf36-rl"), []string{
 			", wide grid,", "0.4960 ± 0.0453", "0.5039 ± 0.0187", "+0.0080 (+0.2 SE)",
 			"0.5902 ± 0.0060 (+2.3 SE)", "0.5823 ± 0.0099 (-4.4 SE)", "0.5086 ± 0.0423 (-0.1 SE)", // RL at 5, 10, 15
 			"rl-duration-aware  14m22s, 15m16s, 17m14s", "no-learn           14m35s, 10m45s, 9m58s",
 		}},
-		{"poll-adjustment with decision credit at 10 minutes", dir + "rl-vs-prompting-poll-10m-wide-5fbdf36-nl.json," + dir + "rl-vs-prompting-poll-10m-wide-5fbdf36-dc.json", []string{
+		{"poll-adjustment with decision credit at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-5fbdf36-dc"), []string{
 			"decision credit true", "0.5317 ± 0.0096", "0.5248 ± 0.0087", "-0.0069 (-0.5 SE)",
 			"0.5686 ± 0.0080 (+3.3 SE)", "rl-duration-aware  5m10s, 7m46s, 6m43s",
 		}},
-		{"poll-adjustment with decision credit at 20 minutes", dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-nl.json," + dir + "rl-vs-prompting-poll-20m-wide-5fbdf36-dc.json", []string{
+		{"poll-adjustment with decision credit at 20 minutes", results("poll-20m-wide-5fbdf36-nl", "poll-20m-wide-5fbdf36-dc"), []string{
 			"decision credit true", "0.4739 ± 0.0434", "+0.0300 (+0.6 SE)", "0.4971 ± 0.0356 (+0.2 SE)", "1145 ± 36",
 			"rl-duration-aware  5m10s, 17m47s, 16m25s",
 		}},
@@ -216,7 +224,7 @@ func TestBenchMergeResults(t *testing.T) {
 		}
 	}
 	// A wide-grid part does not merge with a standard-grid one.
-	mixed := dir + "rl-vs-prompting-stackoverflow-20m-wide-bd8ad78-nl.json," + dir + "rl-vs-prompting-stackoverflow-20m-b041703-rl.json"
+	mixed := results("stackoverflow-20m-wide-bd8ad78-nl", "stackoverflow-20m-b041703-rl")
 	stderr.Reset()
 	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", mixed}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), `grid ("wide", "standard")`) {
@@ -234,7 +242,7 @@ func TestBenchMergeResults(t *testing.T) {
 		{[]string{"--merge", garbage}, 1, "garbage.json is not the --json output"},
 		{[]string{"--merge", dir + "no-such.json"}, 1, "no-such.json"},
 		{[]string{"--merge", files, "--seeds", "3"}, 2, "--seeds does not apply to --merge"},
-		{[]string{"--merge", dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-nl.json," + dir + "rl-vs-prompting-stackoverflow-4m-99c71f3-nl.json"}, 1, "seed 1 is in both"},
+		{[]string{"--merge", results("stackoverflow-4m-99c71f3-nl", "stackoverflow-4m-99c71f3-nl")}, 1, "seed 1 is in both"},
 	} {
 		stdout.Reset()
 		stderr.Reset()
