@@ -61,3 +61,65 @@ func TestPriorAnchorKeepsEntropy(t *testing.T) {
 		t.Errorf("with the anchor the paying option has only %.3f: the anchor stopped learning", pAnchor)
 	}
 }
+
+// A bandit where one option pays and nothing anchors the net: without a
+// floor the other options all but vanish from the samples; with Floor 0.5
+// each keeps at least half its prior share of the samples drawn late in
+// training (the exploration the floor exists for), while the paying option
+// still gains most of the rest (the floor does not stop learning).
+func TestFloorKeepsPriorShareOfSamples(t *testing.T) {
+	const temp, updates, perUpdate, late = 0.7, 40, 16, 10
+	sampleShares := func(floor float64) (shares []float64, prior []float64) {
+		cfg := DefaultConfig(1, 1, 4)
+		cfg.HintLogit, cfg.Seed = 1.5, 5
+		n := mustNew(t, cfg)
+		rng := rand.New(rand.NewPCG(1, 2))
+		ctx := Context{Features: []float64{1}}
+		step := Step{Decision: 0, NumOptions: 4, Hint: 1, Floor: floor} // the prior favours option 0
+		counts := make([]float64, 4)
+		for u := range updates {
+			var batch []Example
+			for range perUpdate {
+				i, lp := n.ChooseStep(ctx, nil, step, temp, rng)
+				s := step
+				s.Chosen = i
+				if u >= updates-late {
+					counts[i]++
+				}
+				adv := -1.0 / 3
+				if i == 2 {
+					adv = 1
+				}
+				batch = append(batch, Example{Ctx: ctx, Steps: []Step{s}, OldLogProbs: []float64{lp}, Advantage: adv, Temperature: temp})
+			}
+			if _, err := n.Update(context.Background(), batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for k := range counts {
+			counts[k] /= late * perUpdate
+		}
+		// The prior alone: a fresh net's head is zero, so its Probs are the hint's.
+		p0, err := mustNew(t, cfg).StepProbs(ctx, nil, Step{Decision: 0, NumOptions: 4, Hint: 1}, temp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return counts, p0
+	}
+	free, prior := sampleShares(0)
+	floored, _ := sampleShares(0.5)
+	t.Logf("prior %.3f; last %d updates' samples: no floor %.3f, floor 0.5 %.3f", prior, late, free, floored)
+	if other := free[0] + free[1] + free[3]; other > 0.1 {
+		t.Errorf("without a floor the non-paying options kept %.3f of the samples: the test no longer shows a collapse", other)
+	}
+	for _, k := range []int{0, 1, 3} {
+		// Half the prior's share, less three binomial standard deviations of 160 samples.
+		want := 0.5*prior[k] - 3*math.Sqrt(0.5*prior[k]/(late*perUpdate))
+		if floored[k] < want {
+			t.Errorf("floor 0.5: option %d drew %.3f of the late samples, below half its prior share %.3f less 3σ (%.3f)", k, floored[k], prior[k], want)
+		}
+	}
+	if floored[2] < 0.5*prior[2]+0.5*0.8 {
+		t.Errorf("floor 0.5: the paying option drew only %.3f of the late samples: the net under the floor stopped learning", floored[2])
+	}
+}

@@ -164,6 +164,15 @@ type Step struct {
 	// Avoid lists options (0-based) the prior expects to fail here
 	// (Config.AvoidLogit).
 	Avoid []int `json:",omitempty"`
+	// Floor, in [0, 1], is the share of this step's distribution that stays
+	// the prior's (the hints and avoided options alone, at the same
+	// temperature) however the net learns: the step is drawn from
+	// (1−Floor)·π_θ + Floor·π_prior, and its log-probability, in Choose,
+	// LogProbs and Update alike, is that mixture's. It keeps a decision the
+	// learner must not stop exploring (which part of a plan to change, say)
+	// from collapsing onto what paid in the first few batches, without
+	// freezing it. 0 is the plain policy.
+	Floor float64 `json:",omitempty"`
 }
 
 // Context is what every step of one plan is conditioned on.
@@ -327,6 +336,9 @@ func (n *Net) checkStep(s Step) error {
 			return fmt.Errorf("%w: avoided option %d out of range [0,%d) at decision %d", ErrBadInput, a, s.NumOptions, s.Decision)
 		}
 	}
+	if !(s.Floor >= 0 && s.Floor <= 1) {
+		return fmt.Errorf("%w: floor %v out of range [0,1] at decision %d", ErrBadInput, s.Floor, s.Decision)
+	}
 	return nil
 }
 
@@ -344,6 +356,23 @@ func priorLogits(z []float64, s Step, c Config) {
 	}
 	for _, a := range s.Avoid {
 		z[a] -= c.AvoidLogit
+	}
+}
+
+// mixFloor turns lp, step s's tempered log-probabilities under the net,
+// into those of the mixture (1−s.Floor)·π_θ + s.Floor·π_prior, in place.
+func mixFloor(lp []float64, s Step, temperature float64, c Config) {
+	if s.Floor == 0 {
+		return
+	}
+	z0 := make([]float64, len(lp))
+	priorLogits(z0, s, c)
+	logSoftmax(z0, len(lp), temperature)
+	a, b := math.Log1p(-s.Floor), math.Log(s.Floor)
+	for k := range lp {
+		x, y := a+lp[k], b+z0[k]
+		m := max(x, y)
+		lp[k] = m + math.Log(math.Exp(x-m)+math.Exp(y-m))
 	}
 }
 
@@ -511,7 +540,8 @@ func (n *Net) Probs(ctx Context, history []Step, decision, numOptions int, tempe
 	return n.StepProbs(ctx, history, Step{Decision: decision, NumOptions: numOptions}, temperature)
 }
 
-// StepProbs is Probs for the step next (its Decision, NumOptions and Hint).
+// StepProbs is Probs for the step next (its Decision, NumOptions, Hint,
+// Avoid and Floor).
 func (n *Net) StepProbs(ctx Context, history []Step, next Step, temperature float64) ([]float64, error) {
 	next.Chosen = 0
 	lp, err := n.stepLogProbs(ctx, history, next, temperature)
@@ -544,6 +574,7 @@ func (n *Net) stepLogProbs(ctx Context, history []Step, next Step, temperature f
 	n.logits(z, ci, hist, next.Decision)
 	n.addHint(z, next)
 	logSoftmax(z, next.NumOptions, temperature)
+	mixFloor(z[:next.NumOptions], next, temperature, n.cfg)
 	return z[:next.NumOptions], nil
 }
 
@@ -563,8 +594,8 @@ func (n *Net) Choose(ctx Context, history []Step, decision, numOptions int, temp
 	return n.ChooseStep(ctx, history, Step{Decision: decision, NumOptions: numOptions}, temperature, rng)
 }
 
-// ChooseStep is Choose for the step next (its Decision, NumOptions and
-// Hint; Chosen is ignored).
+// ChooseStep is Choose for the step next (its Decision, NumOptions, Hint,
+// Avoid and Floor; Chosen is ignored).
 func (n *Net) ChooseStep(ctx Context, history []Step, next Step, temperature float64, rng *rand.Rand) (chosen int, logProb float64) {
 	next.Chosen = 0
 	greedy := temperature <= 0
@@ -640,6 +671,7 @@ func (n *Net) LogProbs(ctx Context, steps []Step, temperature float64) []float64
 		n.logits(z, ci, hist, s.Decision)
 		n.addHint(z, s)
 		logSoftmax(z, s.NumOptions, temperature)
+		mixFloor(z[:s.NumOptions], s, temperature, n.cfg)
 		out[i] = z[s.Chosen]
 		e := n.cfg.Embed
 		row := n.params[pEmb][n.pairIndex(s)*e : (n.pairIndex(s)+1)*e]

@@ -67,6 +67,15 @@ func randomPlan(n *Net, rng *rand.Rand, steps int, withParent bool) (Context, []
 	return ctx, mk()
 }
 
+// setFloors gives some of a plan's steps a floor (none, part, all of the
+// distribution the prior's), varied by example i, so tests that compare the
+// graph with plain Go cover the mixture on both sides.
+func setFloors(steps []Step, i int) {
+	for s := range steps {
+		steps[s].Floor = []float64{0, 0.3, 0, 1, 0.05}[(i+s)%5]
+	}
+}
+
 // evalBatch runs the PPO graph once on the whole batch with the net's
 // current parameters.
 func evalBatch(t testing.TB, n *Net, batch []Example) graphOutput {
@@ -386,6 +395,7 @@ func TestGraphAgreesWithGo(t *testing.T) {
 	var batch []Example
 	for i := range 12 {
 		ctx, steps := randomPlan(n, rng, 1+rng.IntN(15), i%2 == 0)
+		setFloors(steps, i)
 		temp := []float64{0.7, 1, 1.3}[i%3]
 		batch = append(batch, Example{Ctx: ctx, Steps: steps, OldLogProbs: n.LogProbs(ctx, steps, temp), Advantage: rng.NormFloat64(), Temperature: temp})
 	}

@@ -133,7 +133,11 @@ func referenceLoss(n *Net, batch []Example) float64 {
 			r := math.Exp(lr)
 			clipped := math.Max(1-c.Clip, math.Min(1+c.Clip, r))
 			pg := math.Max(-ex.Advantage*r, -ex.Advantage*clipped)
-			p, err := n.StepProbs(ex.Ctx, ex.Steps[:i], s, ex.Temperature)
+			// Entropy and anchor are the net's own component's: the step
+			// without its floor.
+			own := s
+			own.Floor = 0
+			p, err := n.StepProbs(ex.Ctx, ex.Steps[:i], own, ex.Temperature)
 			if err != nil {
 				panic(err)
 			}
@@ -167,8 +171,8 @@ func referenceLoss(n *Net, batch []Example) float64 {
 
 // TestGradientsMatchFiniteDifferences checks every parameter's gradient from
 // GoMLX's autodiff against central differences of the plain-Go loss, on a
-// tiny net with stale samples on both sides of the clip range, parents, and
-// non-zero entropy, KL and prior-KL coefficients.
+// tiny net with stale samples on both sides of the clip range, parents,
+// floored steps, and non-zero entropy, KL and prior-KL coefficients.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.EntropyCoef, cfg.KLCoef, cfg.PriorKLCoef = 0.05, 0.3, 0.4
@@ -183,6 +187,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	var batch []Example
 	for i := range 5 {
 		ctx, steps := randomPlan(n, rng, 2+i%3, i%2 == 1)
+		setFloors(steps, i)
 		temp := []float64{0.7, 1, 1.4}[i%3]
 		lp := n.LogProbs(ctx, steps, temp)
 		old := make([]float64, len(lp))
@@ -239,6 +244,9 @@ func TestUpdateRejectsBadBatch(t *testing.T) {
 		{"NaN advantage", func(e *Example) { e.Advantage = math.NaN() }, "advantage"},
 		{"greedy temperature", func(e *Example) { e.Temperature = 0 }, "temperature"},
 		{"bad parent", func(e *Example) { e.Ctx.Parent = []Step{{Decision: 0, NumOptions: 3, Chosen: 3}} }, "parent step 0"},
+		{"floor above 1", func(e *Example) { e.Steps = []Step{{Decision: 0, NumOptions: 2, Chosen: 1, Floor: 1.5}} }, "floor 1.5"},
+		{"negative floor", func(e *Example) { e.Steps = []Step{{Decision: 0, NumOptions: 2, Chosen: 1, Floor: -0.1}} }, "floor -0.1"},
+		{"NaN floor", func(e *Example) { e.Steps = []Step{{Decision: 0, NumOptions: 2, Chosen: 1, Floor: math.NaN()}} }, "floor NaN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -228,7 +228,7 @@ type exampleRows struct {
 	parent   []int   // pair indices of the parent plan
 	numOpts  []int
 	chosen   []int
-	priorOf  []Step // each step, for its prior logits (hint, avoided options)
+	priorOf  []Step // each step, for its prior logits (hint, avoided options) and floor
 	invTemp  float64
 	oldLP    []float64
 	adv      []float64 // per step
@@ -270,7 +270,7 @@ type graphInput struct {
 	rows, real                              int
 	dense, decOH, hist, par, mask, chosenOH []float64
 	prior                                   []float64
-	invTemp, oldLP, adv, rowWeight          []float64
+	invTemp, oldLP, adv, rowWeight, floor   []float64
 }
 
 // bucket rounds a row count up so the graph cache sees few shapes: powers of
@@ -300,7 +300,7 @@ func (n *Net) assemble(all []exampleRows, idx []int) graphInput {
 		hist: make([]float64, rows*np), par: make([]float64, rows*np),
 		mask: make([]float64, rows*mo), chosenOH: make([]float64, rows*mo), prior: make([]float64, rows*mo),
 		invTemp: make([]float64, rows), oldLP: make([]float64, rows),
-		adv: make([]float64, rows), rowWeight: make([]float64, rows),
+		adv: make([]float64, rows), rowWeight: make([]float64, rows), floor: make([]float64, rows),
 	}
 	w := 1 / float64(real)
 	r := 0
@@ -331,6 +331,7 @@ func (n *Net) assemble(all []exampleRows, idx []int) graphInput {
 			}
 			in.chosenOH[r*mo+ex.chosen[s]] = 1
 			priorLogits(in.prior[r*mo:(r+1)*mo], ex.priorOf[s], c)
+			in.floor[r] = ex.priorOf[s].Floor
 			in.invTemp[r] = ex.invTemp
 			in.oldLP[r] = ex.oldLP[s]
 			in.adv[r] = ex.adv[s]
@@ -392,11 +393,11 @@ func (n *Net) getTrainer() (*trainer, error) {
 	return tr, nil
 }
 
-const numDataInputs = 11
+const numDataInputs = 12
 
 // graph builds the PPO loss of one minibatch and its gradients with respect
 // to the parameters. Inputs: the numParams parameters, then dense, decOH,
-// hist, par, mask, chosenOH, invTemp, oldLP, adv, rowWeight, prior.
+// hist, par, mask, chosenOH, invTemp, oldLP, adv, rowWeight, prior, floor.
 //
 // GoMLX's autodiff differentiates the PPO objective down to the logits (the
 // part worth a machine check: log-softmax, masking, clipping, entropy, KL).
@@ -411,7 +412,7 @@ func (tr *trainer) graph(inputs []*Node) []*Node {
 	p := inputs[:numParams]
 	d := inputs[numParams:]
 	dense, decOH, hist, par, mask, chosenOH := d[0], d[1], d[2], d[3], d[4], d[5]
-	invTemp, oldLP, adv, rowW, prior := d[6], d[7], d[8], d[9], d[10]
+	invTemp, oldLP, adv, rowW, prior, floor := d[6], d[7], d[8], d[9], d[10], d[11]
 
 	// Forward.
 	x := Concatenate([]*Node{dense, decOH, matmul(hist, p[pEmb]), matmul(par, p[pEmb])}, -1)
@@ -428,8 +429,20 @@ func (tr *trainer) graph(inputs []*Node) []*Node {
 	lse := Add(mx, Log(ReduceAndKeep(Exp(Sub(z, mx)), ReduceSum, -1)))
 	logp := Sub(z, lse)
 	prob := Exp(logp)
-	newLP := ReduceSum(Mul(chosenOH, logp), -1)
 	entropy := Neg(ReduceSum(Mul(mask, Mul(prob, logp)), -1))
+	// The prior alone at the same temperature: the anchor's reference and
+	// the floor's other component.
+	z0 := Add(Mul(prior, InsertAxes(invTemp, -1)), MulScalar(AddScalar(mask, -1), -maskedLogit))
+	mx0 := StopGradient(ReduceAndKeep(z0, ReduceMax, -1))
+	logp0 := Sub(z0, Add(mx0, Log(ReduceAndKeep(Exp(Sub(z0, mx0)), ReduceSum, -1))))
+	// The chosen option's log-probability under (1−f)·π_θ + f·π_prior,
+	// written as log π_θ(a) + log(1 + f·(π_prior(a)/π_θ(a) − 1)) so that a
+	// step without a floor (f = 0) is exactly log π_θ(a) with its plain
+	// gradient. The ratio's exponent is clipped only where no real policy
+	// goes (an option e^50 times likelier under the prior than the net).
+	netLP := ReduceSum(Mul(chosenOH, logp), -1)
+	priorLP := ReduceSum(Mul(chosenOH, logp0), -1)
+	newLP := Add(netLP, Log(AddScalar(Mul(floor, AddScalar(Exp(ClipScalar(Sub(priorLP, netLP), -50, 50)), -1)), 1)))
 
 	logRatio := ClipScalar(Sub(newLP, oldLP), -maxLogRatio, maxLogRatio)
 	ratio := Exp(logRatio)
@@ -437,13 +450,11 @@ func (tr *trainer) graph(inputs []*Node) []*Node {
 		Neg(Mul(adv, ratio)),
 		Neg(Mul(adv, ClipScalar(ratio, 1-c.Clip, 1+c.Clip))))
 	kl := Sub(AddScalar(ratio, -1), logRatio)
-	// KL(π_θ ‖ π_prior) of the whole decision, π_prior the hints and avoided options alone at
-	// the same temperature: the anchor that keeps a few noisy updates from
-	// collapsing the policy (the optimum of A·log π − c·KL is π ∝
-	// π_prior·exp(A/c): learnt preferences scale the prior, never erase it).
-	z0 := Add(Mul(prior, InsertAxes(invTemp, -1)), MulScalar(AddScalar(mask, -1), -maskedLogit))
-	mx0 := StopGradient(ReduceAndKeep(z0, ReduceMax, -1))
-	logp0 := Sub(z0, Add(mx0, Log(ReduceAndKeep(Exp(Sub(z0, mx0)), ReduceSum, -1))))
+	// KL(π_θ ‖ π_prior) of the whole decision: the anchor that keeps a few
+	// noisy updates from collapsing the policy (the optimum of A·log π −
+	// c·KL is π ∝ π_prior·exp(A/c): learnt preferences scale the prior,
+	// never erase it). Entropy and anchor are the net's own component's: a
+	// floor adds prior mass at sampling, it does not excuse the net.
 	priorKL := ReduceSum(Mul(mask, Mul(prob, Sub(logp, logp0))), -1)
 	perStep := Add(Sub(pg, MulScalar(entropy, c.EntropyCoef)), MulScalar(kl, c.KLCoef))
 	perStep = Add(perStep, MulScalar(priorKL, c.PriorKLCoef))
@@ -505,6 +516,7 @@ func (tr *trainer) run(params [numParams][]float64, in graphInput) (out graphOut
 		tensors.FromFlatDataAndDimensions(in.adv, r),
 		tensors.FromFlatDataAndDimensions(in.rowWeight, r),
 		tensors.FromFlatDataAndDimensions(in.prior, r, c.MaxOptions),
+		tensors.FromFlatDataAndDimensions(in.floor, r),
 	)
 	res, err := tr.exec.Exec(args...)
 	if err != nil {

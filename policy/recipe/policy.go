@@ -54,6 +54,9 @@ type Policy struct {
 	temperature float64
 	// tried are the plan keys written so far, per task, this process.
 	tried map[string]map[string]bool
+	// editFloor is the share of an improve walk's choice of what to change
+	// that stays the prior's (SetEditFloor).
+	editFloor float64
 }
 
 // meta is what an action carries so it can be scored again by a newer net,
@@ -117,6 +120,32 @@ func setGrid(profiles map[string]*Profile, grid string) error {
 	}
 	for _, prof := range profiles {
 		prof.Grid = grid
+	}
+	return nil
+}
+
+// SetEditFloor keeps the share f of an improve walk's choice of what to
+// change at the prior's (choicenet.Step.Floor): its first decision, which
+// part of the parent to re-decide (uniform under the prior), and, when that
+// part is the model, the model family (the parent's, under the prior, about
+// half the time). On poll-adjustment the learnt policy's edits came to
+// change the features far more often than the prior's and the model family
+// far less (bench/RESULTS.md); the family switches that found no-learn's
+// best model had all but stopped. Flooring the part alone does not keep
+// them: the family decision collapses onto the parent's, and a walk that
+// keeps it writes the parent again and is redrawn. 0 (the default) is off.
+func (p *Policy) SetEditFloor(f float64) error {
+	if err := CheckEditFloor(f); err != nil {
+		return fmt.Errorf("recipe policy: %w", err)
+	}
+	p.editFloor = f
+	return nil
+}
+
+// CheckEditFloor says why f is not a share of the prior (nil when it is).
+func CheckEditFloor(f float64) error {
+	if !(f >= 0 && f <= 1) {
+		return fmt.Errorf("edit floor %v is not in [0, 1]", f)
 	}
 	return nil
 }
@@ -266,8 +295,12 @@ func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent 
 		step := choicenet.Step{Decision: d.ID, NumOptions: len(d.Options), Avoid: d.Avoid}
 		switch {
 		case d.Name == improveDecision: // which part to improve has no default
+			step.Floor = p.editFloor
 		case parent != nil && grammar[d.ID].part == w.Part() && slices.Contains(d.Options, parent.Get(d.Name)):
 			step.Hint = 1 + slices.Index(d.Options, parent.Get(d.Name))
+			if d.Name == "model.family" {
+				step.Floor = p.editFloor
+			}
 		default:
 			step.Hint = 1 + prefs.option(d)
 		}
