@@ -41,6 +41,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "RL arms: λ, lower each episode's utility by λ·log2(its duration / the task's median) (0: none)")
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "RL arms: q in [0,1), only programs beating the share q of the task's results so far earn credit above the worst valid one (0: plain ranks)")
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "RL arms: credit per decision, each hyperparameter judged against the task's programs of its own model family")
+	editFloor := fs.Float64("edit-floor", 0, "RL arms: the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (0: none)")
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
@@ -81,6 +82,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --seeds, --first-seed, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
 	case rl.CheckShaping(*utility, *credit, *timeCharge, *elite) != nil:
 		return errUsage{rl.CheckShaping(*utility, *credit, *timeCharge, *elite)}
+	case recipe.CheckEditFloor(*editFloor) != nil:
+		return usageErrorf("bench rl-vs-prompting: --edit-floor: %v", recipe.CheckEditFloor(*editFloor))
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
@@ -113,7 +116,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
-		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
+		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, EditFloor: *editFloor, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 		Grid: *grid,
 	})
 	if res != nil {

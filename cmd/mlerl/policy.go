@@ -71,6 +71,9 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		if err := pol.SetGrid(cmp.Or(rc.Grid, recipe.GridStandard)); err != nil {
 			return nil, usageErrorf("train: --grid: %v", err)
 		}
+		if err := pol.SetEditFloor(rc.EditFloor); err != nil {
+			return nil, usageErrorf("train: --edit-floor: %v", err)
+		}
 		if rc.InitPolicy != "" && fresh {
 			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
 				return nil, usageErrorf("train: --init-policy: %v", err)

@@ -49,6 +49,9 @@ type runConfig struct {
 	// DecisionCredit is rl.Config.DecisionCredit; absent is off, as runs
 	// before it.
 	DecisionCredit bool `json:"decision_credit,omitempty"`
+	// EditFloor is recipe.Policy.SetEditFloor's share; absent is 0, as runs
+	// before it.
+	EditFloor float64 `json:"edit_floor,omitempty"`
 	// Buffer is rl.Config.BufferSize; a run.json without it is from when
 	// every run kept rl.PaperBuffer and resumes with that, as it started.
 	Buffer     int           `json:"buffer,omitempty"`
@@ -235,6 +238,10 @@ func (rc runConfig) check() error {
 		// A language model's tokens name no decisions of a grammar: the
 		// flag would change nothing, and a user who set it should know.
 		return usageErrorf("train: --decision-credit needs the recipe policy, whose decisions it credits (--policy %s has none)", rc.Policy)
+	case recipe.CheckEditFloor(rc.EditFloor) != nil:
+		return usageErrorf("train: --edit-floor: %v", recipe.CheckEditFloor(rc.EditFloor))
+	case rc.EditFloor != 0 && rc.Policy != "recipe":
+		return usageErrorf("train: --edit-floor needs the recipe policy, whose improve walks it floors (--policy %s has none)", rc.Policy)
 	case rc.Grid != "" && recipe.CheckGrid(rc.Grid) != nil:
 		return usageErrorf("train: --grid: %v", recipe.CheckGrid(rc.Grid))
 	case rc.Grid != "" && rc.Policy != "recipe":
@@ -426,7 +433,7 @@ func (s rankSink) Summary(sum rl.Summary) error {
 type learnFlags struct {
 	durationAware, decisionCredit bool
 	utility, improveCredit        string
-	timeCharge, elite             float64
+	timeCharge, elite, editFloor  float64
 	buffer                        int
 }
 
@@ -439,9 +446,10 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
+	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
 
 func (f *learnFlags) apply(rc *runConfig) {
-	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit =
-		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit
+	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
+		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 }

@@ -79,6 +79,8 @@ type Config struct {
 	Elite float64
 	// DecisionCredit is the RL arms' rl.Config.DecisionCredit, as given.
 	DecisionCredit bool
+	// EditFloor is the RL arms' recipe.Policy.SetEditFloor, as given (0: off).
+	EditFloor float64
 	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
@@ -215,8 +217,11 @@ type Result struct {
 	Charge   float64       `json:"rl_time_charge"`
 	Elite    float64       `json:"rl_elite"`
 	Decision bool          `json:"rl_decision_credit,omitempty"`
-	Init     string        `json:"rl_init_policy,omitempty"`
-	Buffer   int           `json:"rl_buffer"`
+	// EditFloor is the RL arms' edit floor (recipe.Policy.SetEditFloor);
+	// absent: 0, as results from before it.
+	EditFloor float64 `json:"rl_edit_floor,omitempty"`
+	Init      string  `json:"rl_init_policy,omitempty"`
+	Buffer    int     `json:"rl_buffer"`
 	// Grid is every arm's grid of hyperparameter values; absent: the
 	// standard one (results from before it was a choice).
 	Grid string `json:"grid,omitempty"`
@@ -249,7 +254,10 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	def := rl.DefaultConfig()
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
-	res.Init, res.Decision = cfg.InitPolicy, cfg.DecisionCredit
+	res.Init, res.Decision, res.EditFloor = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor
+	if err := recipe.CheckEditFloor(cfg.EditFloor); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
 	if err := recipe.CheckGrid(cmp.Or(cfg.Grid, recipe.GridStandard)); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
@@ -528,7 +536,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
-			err = rp.SetGrid(grid)
+			err = errors.Join(rp.SetGrid(grid), rp.SetEditFloor(cfg.EditFloor))
 			if err == nil && cfg.InitPolicy != "" {
 				err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
 			}
@@ -734,6 +742,15 @@ func joinSeeds(seeds []uint64) string {
 }
 
 // initNote names the run the RL arms started from, if any.
+// floorNote names a non-zero edit floor in the header ("" for none, so
+// tables of results from before it read as they did).
+func floorNote(f float64) string {
+	if f == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", edit floor %g", f)
+}
+
 func initNote(dir string) string {
 	if dir == "" {
 		return ""
@@ -761,8 +778,8 @@ func (r *Result) Print(w io.Writer) {
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)
 	}
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, initNote(r.Init), r.Executed)
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor), initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {
