@@ -215,6 +215,22 @@ func TestBenchMergeResults(t *testing.T) {
 			"decision credit true", "0.4739 ± 0.0434", "+0.0300 (+0.6 SE)", "0.4971 ± 0.0356 (+0.2 SE)", "1145 ± 36",
 			"rl-duration-aware  5m10s, 17m47s, 16m25s",
 		}},
+		// The edit floor (--edit-floor 0.5): level at 10 and 20 minutes on
+		// poll-adjustment, behind with decision credit as well, and a smaller
+		// lead at 4 minutes than RL without it on both held-out tasks.
+		{"poll-adjustment with an edit floor at 20 minutes", results("poll-20m-wide-5fbdf36-nl", "poll-20m-wide-9be7724-ef"), []string{
+			"edit floor 0.5", "0.5099 ± 0.0165", "-0.0060 (-0.2 SE)", "0.5895 ± 0.0086 (+2.2 SE)", "0.5316 ± 0.0097 (-0.5 SE)",
+			"rl-duration-aware  6m24s, 8m35s, 5m4s",
+		}},
+		{"poll-adjustment with an edit floor and decision credit at 20 minutes", results("poll-20m-wide-5fbdf36-nl", "poll-20m-wide-9be7724-efdc"), []string{
+			"decision credit true, buffer 1, edit floor 0.5", "0.5277 ± 0.0068", "-0.0238 (-1.2 SE)", "0.5608 ± 0.0227 (-1.5 SE)",
+		}},
+		{"poll-adjustment with an edit floor at 4 minutes", results("poll-4m-wide-0d83f39-nl", "poll-4m-wide-9be7724-ef"), []string{
+			"edit floor 0.5", "5 seeds", "0.6139 ± 0.0118", "+0.0217 (+1.4 SE)",
+		}},
+		{"tate-artwork-year with an edit floor at 4 minutes", results("tate-4m-wide-0d83f39-nl", "tate-4m-wide-9be7724-ef"), []string{
+			"edit floor 0.5", "5 seeds", "2.4769 ± 0.0124", "+0.0028 (+0.2 SE)",
+		}},
 	} {
 		stdout.Reset()
 		if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", tc.files}, &stdout, &stderr); code != 0 {
