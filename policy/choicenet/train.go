@@ -60,7 +60,9 @@ const maxLogRatio = 20
 //	L = mean over steps [ max(−A·r, −A·clip(r, 1−ε, 1+ε)) − c_ent·H(π_θ,T) + c_kl·(r − 1 − log r) + c_prior·KL(π_θ,T ‖ π_prior,T) ]
 //
 // with r = exp(log π_θ,T(a) − OldLogProb), the mean taken over the steps of
-// the minibatch (token-level, as for a language model). It bumps Version on
+// the minibatch (token-level, as for a language model). A step with a Floor f
+// takes r from the mixture it was drawn from, (1−f)·π_θ,T + f·π_prior,T;
+// its entropy and anchor terms stay π_θ's. It bumps Version on
 // success. A cancelled ctx or a failed computation leaves the net unchanged.
 // A bad batch returns an error wrapping ErrBadInput that names the example.
 func (n *Net) Update(ctx context.Context, batch []Example) (Stats, error) {

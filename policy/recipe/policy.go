@@ -133,7 +133,9 @@ func setGrid(profiles map[string]*Profile, grid string) error {
 // far less (bench/RESULTS.md); the family switches that found no-learn's
 // best model had all but stopped. Flooring the part alone does not keep
 // them: the family decision collapses onto the parent's, and a walk that
-// keeps it writes the parent again and is redrawn. 0 (the default) is off.
+// keeps it writes the parent again and is redrawn. Measured with f = 0.5,
+// it kept the switches but did not pay (bench/RESULTS.md, "An edit
+// floor"), so 0, off, is the default.
 func (p *Policy) SetEditFloor(f float64) error {
 	if err := CheckEditFloor(f); err != nil {
 		return fmt.Errorf("recipe policy: %w", err)
