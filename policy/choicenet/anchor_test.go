@@ -7,6 +7,36 @@ import (
 	"testing"
 )
 
+// playBandit trains n on a one-decision bandit where option 2 pays (+1) and
+// the others do not (−1/3): updates batches of 16 samples of step, each
+// sample's update number and option handed to seen (when not nil). It
+// returns the context the samples were drawn in.
+func playBandit(t *testing.T, n *Net, step Step, temp float64, updates int, seen func(update, chosen int)) Context {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	ctx := Context{Features: []float64{1}}
+	for u := range updates {
+		var batch []Example
+		for range 16 {
+			s := step
+			i, lp := n.ChooseStep(ctx, nil, s, temp, rng)
+			s.Chosen = i
+			if seen != nil {
+				seen(u, i)
+			}
+			adv := -1.0 / 3
+			if i == 2 {
+				adv = 1
+			}
+			batch = append(batch, Example{Ctx: ctx, Steps: []Step{s}, OldLogProbs: []float64{lp}, Advantage: adv, Temperature: temp})
+		}
+		if _, err := n.Update(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ctx
+}
+
 // A bandit where one option pays from the first batch on: plain PPO
 // concentrates on it until the policy's entropy is near zero (the collapse
 // of a learner that has seen ten noisy batches); with the prior anchor the
@@ -17,25 +47,8 @@ func TestPriorAnchorKeepsEntropy(t *testing.T) {
 		cfg := DefaultConfig(1, 1, 4)
 		cfg.HintLogit, cfg.PriorKLCoef, cfg.Seed = 1.5, priorKL, 5
 		n := mustNew(t, cfg)
-		rng := rand.New(rand.NewPCG(1, 2))
-		ctx := Context{Features: []float64{1}}
 		const temp = 0.7
-		for range 40 {
-			var batch []Example
-			for range 16 {
-				step := Step{Decision: 0, NumOptions: 4, Hint: 1} // the prior favours option 0
-				i, lp := n.ChooseStep(ctx, nil, step, temp, rng)
-				step.Chosen = i
-				adv := -1.0 / 3
-				if i == 2 {
-					adv = 1
-				}
-				batch = append(batch, Example{Ctx: ctx, Steps: []Step{step}, OldLogProbs: []float64{lp}, Advantage: adv, Temperature: temp})
-			}
-			if _, err := n.Update(context.Background(), batch); err != nil {
-				t.Fatal(err)
-			}
-		}
+		ctx := playBandit(t, n, Step{Decision: 0, NumOptions: 4, Hint: 1}, temp, 40, nil) // the prior favours option 0
 		p, err := n.StepProbs(ctx, nil, Step{Decision: 0, NumOptions: 4, Hint: 1}, temp)
 		if err != nil {
 			t.Fatal(err)
@@ -68,34 +81,18 @@ func TestPriorAnchorKeepsEntropy(t *testing.T) {
 // training (the exploration the floor exists for), while the paying option
 // still gains most of the rest (the floor does not stop learning).
 func TestFloorKeepsPriorShareOfSamples(t *testing.T) {
-	const temp, updates, perUpdate, late = 0.7, 40, 16, 10
+	const temp, updates, perUpdate, late = 0.7, 40, 16, 10 // perUpdate is playBandit's batch
 	sampleShares := func(floor float64) (shares []float64, prior []float64) {
 		cfg := DefaultConfig(1, 1, 4)
 		cfg.HintLogit, cfg.Seed = 1.5, 5
 		n := mustNew(t, cfg)
-		rng := rand.New(rand.NewPCG(1, 2))
-		ctx := Context{Features: []float64{1}}
-		step := Step{Decision: 0, NumOptions: 4, Hint: 1, Floor: floor} // the prior favours option 0
 		counts := make([]float64, 4)
-		for u := range updates {
-			var batch []Example
-			for range perUpdate {
-				i, lp := n.ChooseStep(ctx, nil, step, temp, rng)
-				s := step
-				s.Chosen = i
-				if u >= updates-late {
-					counts[i]++
-				}
-				adv := -1.0 / 3
-				if i == 2 {
-					adv = 1
-				}
-				batch = append(batch, Example{Ctx: ctx, Steps: []Step{s}, OldLogProbs: []float64{lp}, Advantage: adv, Temperature: temp})
+		step := Step{Decision: 0, NumOptions: 4, Hint: 1, Floor: floor} // the prior favours option 0
+		ctx := playBandit(t, n, step, temp, updates, func(u, chosen int) {
+			if u >= updates-late {
+				counts[chosen]++
 			}
-			if _, err := n.Update(context.Background(), batch); err != nil {
-				t.Fatal(err)
-			}
-		}
+		})
 		for k := range counts {
 			counts[k] /= late * perUpdate
 		}

@@ -2,11 +2,9 @@ package recipe
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"testing"
 
-	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/rl"
 )
 
@@ -24,15 +22,7 @@ func TestEditFloorKeepsFamilySwitches(t *testing.T) {
 		}
 		prof := p.profiles[tk.Name]
 		parentPlan := withChoices(t, prof, map[string]string{"model.family": "xgboost"})
-		raw, err := json.Marshal(meta{Plan: parentPlan})
-		if err != nil {
-			t.Fatal(err)
-		}
-		parent := &rl.Solution{Action: rl.Action{Meta: raw}, Result: episode.Result{Task: tk.Name, Valid: true, Reward: 0.8}}
-		prompts := make([]rl.Prompt, 16)
-		for i := range prompts {
-			prompts[i] = rl.Prompt{Kind: episode.Improve, Task: tk, Parent: parent}
-		}
+		prompts := improvePrompts(t, tk, parentPlan, 16)
 		sample := func() ([]rl.Action, int) {
 			p.tried[tk.Name] = map[string]bool{} // every batch may write any plan again
 			acts, err := p.Sample(context.Background(), prompts)

@@ -140,3 +140,19 @@ func actionMeta(t testing.TB, a rl.Action) meta {
 	}
 	return m
 }
+
+// improvePrompts are n improve prompts for task tk whose parent is a valid
+// program of plan parentPlan (reward 0.8).
+func improvePrompts(t testing.TB, tk *task.Task, parentPlan *Plan, n int) []rl.Prompt {
+	t.Helper()
+	raw, err := json.Marshal(meta{Plan: parentPlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := &rl.Solution{Action: rl.Action{Meta: raw}, Result: episode.Result{Task: tk.Name, Valid: true, Reward: 0.8}}
+	prompts := make([]rl.Prompt, n)
+	for i := range prompts {
+		prompts[i] = rl.Prompt{Kind: episode.Improve, Task: tk, Parent: parent}
+	}
+	return prompts
+}

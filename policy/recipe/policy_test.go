@@ -2,7 +2,6 @@ package recipe
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -77,16 +76,7 @@ func TestImproveIsLocalEdit(t *testing.T) {
 	// ordinal codes, no validation, averaged with a forest.
 	parentPlan := withChoices(t, prof, map[string]string{"features.categorical": "ordinal", "model.family": "xgboost",
 		"xgb.n_estimators": "1500", "xgb.max_depth": "3", "validation": "none", "ensemble": "average", "ensemble.second": "random_forest"})
-	raw, err := json.Marshal(meta{Plan: parentPlan})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := &rl.Solution{Action: rl.Action{Meta: raw}, Result: episode.Result{Task: tk.Name, Valid: true, Reward: 0.8}}
-	prompts := make([]rl.Prompt, 300)
-	for i := range prompts {
-		prompts[i] = rl.Prompt{Kind: episode.Improve, Task: tk, Parent: parent}
-	}
-	acts, err := p.Sample(context.Background(), prompts)
+	acts, err := p.Sample(context.Background(), improvePrompts(t, tk, parentPlan, 300))
 	if err != nil {
 		t.Fatal(err)
 	}
