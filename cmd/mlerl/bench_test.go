@@ -228,6 +228,9 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment with an edit floor at 4 minutes", results("poll-4m-wide-0d83f39-nl", "poll-4m-wide-9be7724-ef"), []string{
 			"edit floor 0.5", "5 seeds", "0.6139 ± 0.0118", "+0.0217 (+1.4 SE)",
 		}},
+		{"poll-adjustment with the paper's buffer at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-9be7724-b8"), []string{
+			"buffer 8", "0.5775 ± 0.0180", "-0.0526 (-2.6 SE)", "0.6145 ± 0.0165 (+0.8 SE)", "rl-duration-aware  never, never, never",
+		}},
 		{"tate-artwork-year with an edit floor at 4 minutes", results("tate-4m-wide-0d83f39-nl", "tate-4m-wide-9be7724-ef"), []string{
 			"edit floor 0.5", "5 seeds", "2.4769 ± 0.0124", "+0.0028 (+0.2 SE)",
 		}},
