@@ -7,8 +7,11 @@ import (
 	"testing"
 )
 
+// banditBatch is playBandit's samples per update.
+const banditBatch = 16
+
 // playBandit trains n on a one-decision bandit where option 2 pays (+1) and
-// the others do not (−1/3): updates batches of 16 samples of step, each
+// the others do not (−1/3): updates batches of banditBatch samples of step, each
 // sample's update number and option handed to seen (when not nil). It
 // returns the context the samples were drawn in.
 func playBandit(t *testing.T, n *Net, step Step, temp float64, updates int, seen func(update, chosen int)) Context {
@@ -17,7 +20,7 @@ func playBandit(t *testing.T, n *Net, step Step, temp float64, updates int, seen
 	ctx := Context{Features: []float64{1}}
 	for u := range updates {
 		var batch []Example
-		for range 16 {
+		for range banditBatch {
 			s := step
 			i, lp := n.ChooseStep(ctx, nil, s, temp, rng)
 			s.Chosen = i
@@ -81,7 +84,7 @@ func TestPriorAnchorKeepsEntropy(t *testing.T) {
 // training (the exploration the floor exists for), while the paying option
 // still gains most of the rest (the floor does not stop learning).
 func TestFloorKeepsPriorShareOfSamples(t *testing.T) {
-	const temp, updates, perUpdate, late = 0.7, 40, 16, 10 // perUpdate is playBandit's batch
+	const temp, updates, late = 0.7, 40, 10
 	sampleShares := func(floor float64) (shares []float64, prior []float64) {
 		cfg := DefaultConfig(1, 1, 4)
 		cfg.HintLogit, cfg.Seed = 1.5, 5
@@ -94,7 +97,7 @@ func TestFloorKeepsPriorShareOfSamples(t *testing.T) {
 			}
 		})
 		for k := range counts {
-			counts[k] /= late * perUpdate
+			counts[k] /= late * banditBatch
 		}
 		// The prior alone: a fresh net's head is zero, so its Probs are the hint's.
 		p0, err := mustNew(t, cfg).StepProbs(ctx, nil, Step{Decision: 0, NumOptions: 4, Hint: 1}, temp)
@@ -111,7 +114,7 @@ func TestFloorKeepsPriorShareOfSamples(t *testing.T) {
 	}
 	for _, k := range []int{0, 1, 3} {
 		// Half the prior's share, less three binomial standard deviations of 160 samples.
-		want := 0.5*prior[k] - 3*math.Sqrt(0.5*prior[k]/(late*perUpdate))
+		want := 0.5*prior[k] - 3*math.Sqrt(0.5*prior[k]/(late*banditBatch))
 		if floored[k] < want {
 			t.Errorf("floor 0.5: option %d drew %.3f of the late samples, below half its prior share %.3f less 3σ (%.3f)", k, floored[k], prior[k], want)
 		}

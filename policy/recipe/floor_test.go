@@ -36,8 +36,12 @@ func TestEditFloorKeepsFamilySwitches(t *testing.T) {
 					t.Fatalf("the part step records floor %v, want %v", m.Steps[0].Floor, floor)
 				}
 				for _, s := range m.Steps[1:] {
-					if s.Floor != 0 && DecisionNames()[s.Decision] != "model.family" {
-						t.Fatalf("decision %s has floor %v: only the part to change is floored", DecisionNames()[s.Decision], s.Floor)
+					want := 0.0
+					if DecisionNames()[s.Decision] == "model.family" { // asked only when the part is the model
+						want = floor
+					}
+					if s.Floor != want {
+						t.Fatalf("decision %s has floor %v, want %v: only the part and the family are floored", DecisionNames()[s.Decision], s.Floor, want)
 					}
 				}
 				if m.Plan.Get("model.family") != "xgboost" {

@@ -127,10 +127,10 @@ func setGrid(profiles map[string]*Profile, grid string) error {
 // SetEditFloor keeps the share f of an improve walk's choice of what to
 // change at the prior's (choicenet.Step.Floor): its first decision, which
 // part of the parent to re-decide (uniform under the prior), and, when that
-// part is the model, the model family (the parent's, under the prior, about
-// half the time). On poll-adjustment the learnt policy's edits came to
-// change the features far more often than the prior's and the model family
-// far less (bench/RESULTS.md); the family switches that found no-learn's
+// part is the model, the model family (the prior's hint: the parent's). On
+// poll-adjustment the learnt policy's edits came to change the features far
+// more often than the prior's and the model family far less
+// (bench/RESULTS.md); the family switches that found no-learn's
 // best model had all but stopped. Flooring the part alone does not keep
 // them: the family decision collapses onto the parent's, and a walk that
 // keeps it writes the parent again and is redrawn. Measured with f = 0.5,

@@ -741,7 +741,6 @@ func joinSeeds(seeds []uint64) string {
 	return strings.Join(names, ",")
 }
 
-// initNote names the run the RL arms started from, if any.
 // floorNote names a non-zero edit floor in the header ("" for none, so
 // tables of results from before it read as they did).
 func floorNote(f float64) string {
@@ -751,6 +750,7 @@ func floorNote(f float64) string {
 	return fmt.Sprintf(", edit floor %g", f)
 }
 
+// initNote names the run the RL arms started from, if any.
 func initNote(dir string) string {
 	if dir == "" {
 		return ""
