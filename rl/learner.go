@@ -52,7 +52,7 @@ type Config struct {
 	// ImproveAbsolute (default) its utility, as a scratch episode's;
 	// ImproveOverParent its utility minus its parent's, what the edit added
 	// (on the one task measured, worse at 4 minutes and better at 12:
-	// bench/RESULTS.md).
+	// bench/RESULTS.md); ImproveGain 1 when it beats its parent, 0 when not.
 	ImproveCredit string
 	// TimeCharge is λ: every episode's utility is lowered by
 	// λ·log2(Δt / the task's median Δt so far), the log clamped to ±3. Under
@@ -543,7 +543,8 @@ func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*jo
 // what the edit added is their doing. The critic then learns, per task,
 // the mean of those differences for the improve kind. A TimeCharge is part of
 // every value, the parent's included: an edit that made its parent slower
-// is charged for the difference.
+// is charged for the difference. Under ImproveGain a valid improve
+// episode's is 1 if it beat its parent and 0 if not, less its own charge.
 func (l *learner) utilities(used []*job) []float64 {
 	u := make([]float64, len(used))
 	value := func(r episode.Result) float64 {
@@ -558,8 +559,19 @@ func (l *learner) utilities(used []*job) []float64 {
 	}
 	for i, j := range used {
 		u[i] = value(j.result)
-		if l.cfg.ImproveCredit == ImproveOverParent && j.prompt.Kind == episode.Improve && j.prompt.Parent != nil {
+		if j.prompt.Kind != episode.Improve || j.prompt.Parent == nil {
+			continue
+		}
+		switch l.cfg.ImproveCredit {
+		case ImproveOverParent:
 			u[i] -= value(j.prompt.Parent.Result)
+		case ImproveGain:
+			if j.result.Valid {
+				u[i] = -l.cfg.TimeCharge * l.durations.LogRatio(j.result)
+				if j.result.Reward > j.prompt.Parent.Result.Reward {
+					u[i]++
+				}
+			}
 		}
 	}
 	return u

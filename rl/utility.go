@@ -103,6 +103,15 @@ const (
 	ImproveOverParent = "parent"
 	// ImproveAbsolute credits it with its utility, as a scratch episode.
 	ImproveAbsolute = "absolute"
+	// ImproveGain credits a valid improve episode with 1 when its program
+	// beats its parent's reward and 0 when it does not (a failure keeps the
+	// failure utility, below both), less the time charge. A run is judged by
+	// its best program, and with improve prompts editing the best the best
+	// moves only when a child beats its parent; absolute credit instead pays
+	// an edit that leaves the best's score as it was about the best's rank,
+	// above the improve baseline that risky edits pull down, and so teaches
+	// safe edits. Needs ranked utility (a failure's utility is on its scale).
+	ImproveGain = "gain"
 )
 
 // CheckShaping checks the settings that say how results become utilities
@@ -113,8 +122,10 @@ func CheckShaping(utility, improveCredit string, timeCharge, elite float64) erro
 	switch {
 	case utility != "" && utility != UtilityRank && utility != UtilityReward:
 		return fmt.Errorf("--utility %q: want %s or %s", utility, UtilityRank, UtilityReward)
-	case improveCredit != "" && improveCredit != ImproveOverParent && improveCredit != ImproveAbsolute:
-		return fmt.Errorf("--improve-credit %q: want %s or %s", improveCredit, ImproveOverParent, ImproveAbsolute)
+	case improveCredit != "" && improveCredit != ImproveOverParent && improveCredit != ImproveAbsolute && improveCredit != ImproveGain:
+		return fmt.Errorf("--improve-credit %q: want %s, %s or %s", improveCredit, ImproveAbsolute, ImproveOverParent, ImproveGain)
+	case improveCredit == ImproveGain && utility == UtilityReward:
+		return fmt.Errorf("--improve-credit %s needs --utility %s", ImproveGain, UtilityRank)
 	case !(timeCharge >= 0) || math.IsInf(timeCharge, 0):
 		return fmt.Errorf("--time-charge %v: must be a finite number at least 0", timeCharge)
 	case !(elite >= 0 && elite < 1):

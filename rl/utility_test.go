@@ -3,6 +3,7 @@ package rl
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mlerl/mlerl/episode"
@@ -82,6 +83,9 @@ func TestImproveCreditedOverParent(t *testing.T) {
 		{UtilityRank, ImproveAbsolute, []float64{0.5, 0.5, 0.5, -1}},
 		{UtilityReward, ImproveOverParent, []float64{-0.3, 0.3, 0.5, -0.8}},
 		{UtilityReward, "", []float64{0.5, 0.5, 0.5, 0}}, // the default: absolute
+		// Gain: the first child is worse than its parent (0), the second
+		// better (1); the failure keeps the failure utility.
+		{UtilityRank, ImproveGain, []float64{0, 1, 0.5, -1}},
 	} {
 		cfg := DefaultConfig()
 		cfg.Utility, cfg.ImproveCredit = tc.utility, tc.credit
@@ -101,6 +105,43 @@ func TestImproveCreditedOverParent(t *testing.T) {
 	bad.ImproveCredit = "best"
 	if err := bad.check(); err == nil {
 		t.Error("improve credit \"best\" accepted")
+	}
+	bad.ImproveCredit, bad.Utility = ImproveGain, UtilityReward
+	if err := bad.check(); err == nil || !strings.Contains(err.Error(), "needs --utility rank") {
+		t.Errorf("gain credit with reward utility: error %v, want it refused", err)
+	}
+}
+
+// Under gain credit a child that ties its parent earns nothing (the best did
+// not move), and the time charge is the child's own: a fast edit that beats
+// its parent earns more than a slow one that does.
+func TestImproveGainCredit(t *testing.T) {
+	res := func(r, d float64) episode.Result {
+		return episode.Result{Task: "t", Valid: true, Reward: r, DurationS: d}
+	}
+	improve := func(parent, child episode.Result) *job {
+		return &job{prompt: Prompt{Kind: episode.Improve, Parent: &Solution{Result: parent}}, result: child}
+	}
+	d := Durations{}
+	for _, s := range []float64{1, 2, 4, 8, 16} {
+		d.Observe(res(0, s))
+	}
+	used := []*job{
+		improve(res(0.5, 4), res(0.5, 4)),                            // a tie: 0
+		improve(res(0.5, 16), res(0.6, 8)),                           // better, slower than the median: 1 − 0.25
+		improve(res(0.5, 1), res(0.6, 1)),                            // better, fast: 1 + 0.5
+		improve(res(0.5, 4), res(0.4, 2)),                            // worse, fast: 0 + 0.25
+		{prompt: Prompt{Kind: episode.Scratch}, result: res(0.5, 4)}, // scratch: its rank
+	}
+	cfg := DefaultConfig()
+	cfg.ImproveCredit = ImproveGain
+	l := &learner{cfg: cfg, ranks: Ranks{}, durations: d}
+	for _, r := range []float64{0.4, 0.5, 0.6} {
+		l.ranks.Observe(res(r, 1))
+	}
+	want := []float64{0, 1 - 0.25, 1 + 0.5, 0.25, 0.5}
+	if got := l.utilities(used); !nearAll(got, want) {
+		t.Errorf("utilities %v, want %v", got, want)
 	}
 }
 

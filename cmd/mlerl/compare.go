@@ -37,7 +37,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	runsDir := fs.String("runs", "", "folder to keep each run's episodes.jsonl and metrics.jsonl in (TASK/ARM-seedN)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON document on stdout")
 	utility := fs.String("utility", rl.DefaultConfig().Utility, "RL arms: what advantages are computed from, rank or reward (the paper's)")
-	credit := fs.String("improve-credit", rl.DefaultConfig().ImproveCredit, "RL arms: what an improve episode is credited with, absolute (its own utility) or parent (its utility minus its parent's)")
+	credit := fs.String("improve-credit", rl.DefaultConfig().ImproveCredit, "RL arms: what an improve episode is credited with, absolute (its own utility), parent (its utility minus its parent's) or gain (1 if it beats its parent, 0 if not)")
 	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "RL arms: λ, lower each episode's utility by λ·log2(its duration / the task's median) (0: none)")
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "RL arms: q in [0,1), only programs beating the share q of the task's results so far earn credit above the worst valid one (0: plain ranks)")
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "RL arms: credit per decision, each hyperparameter judged against the task's programs of its own model family")

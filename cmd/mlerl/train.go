@@ -441,7 +441,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	d := rl.DefaultConfig()
 	fs.BoolVar(&f.durationAware, "duration-aware", d.DurationAware, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	fs.StringVar(&f.utility, "utility", d.Utility, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
-	fs.StringVar(&f.improveCredit, "improve-credit", d.ImproveCredit, "what an improve episode is credited with: absolute (its own utility, as a scratch episode) or parent (its utility minus its parent's)")
+	fs.StringVar(&f.improveCredit, "improve-credit", d.ImproveCredit, "what an improve episode is credited with: absolute (its own utility, as a scratch episode), parent (its utility minus its parent's) or gain (1 if it beats its parent, 0 if not)")
 	fs.Float64Var(&f.timeCharge, "time-charge", d.TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
