@@ -24,6 +24,7 @@ type Checkpoint struct {
 	Baseline      *Baseline                 `json:"baseline"`
 	Ranks         Ranks                     `json:"ranks,omitempty"`     // valid rewards per task (UtilityRank)
 	Durations     Durations                 `json:"durations,omitempty"` // completions' Δt per task (TimeCharge)
+	Gains         Gains                     `json:"gains,omitempty"`     // improve episodes and their wins per task (ImproveGain)
 	Buffer        []StoredSolution          `json:"buffer"`
 	Best          map[string]StoredSolution `json:"best"`
 	InFlight      []StoredJob               `json:"in_flight"`

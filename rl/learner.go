@@ -182,6 +182,7 @@ type learner struct {
 	baseline  *Baseline
 	ranks     Ranks     // valid rewards per task, for UtilityRank
 	durations Durations // every completion's Δt per task, for TimeCharge
+	gains     Gains     // improve episodes and those that beat their parent, for ImproveGain
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -335,8 +336,8 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		cfg: cfg, env: env, pol: pol, sink: sink, log: log,
 		tasks: map[string]*task.Task{}, order: tasks,
 		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize), ranks: Ranks{},
-		durations: Durations{},
-		best:      map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
+		durations: Durations{}, gains: Gains{},
+		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
 	for _, t := range tasks {
@@ -466,6 +467,9 @@ func (l *learner) complete(res episode.Result) {
 	j.done, j.result, j.doneAt = true, res, l.now()
 	l.ranks.Observe(res)
 	l.durations.Observe(res)
+	if j.prompt.Kind == episode.Improve && j.prompt.Parent != nil {
+		l.gains.Observe(res, j.prompt.Parent.Result)
+	}
 	l.isolation[res.Isolation]++
 	if res.Valid {
 		cur := l.best[res.Task]
@@ -544,7 +548,8 @@ func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*jo
 // the mean of those differences for the improve kind. A TimeCharge is part of
 // every value, the parent's included: an edit that made its parent slower
 // is charged for the difference. Under ImproveGain a valid improve
-// episode's is 1 if it beat its parent and 0 if not, less its own charge.
+// episode's is 1 if it beat its parent and 0 if not, less its own charge
+// scaled to that 0/1 gain (see ImproveGain).
 func (l *learner) utilities(used []*job) []float64 {
 	u := make([]float64, len(used))
 	value := func(r episode.Result) float64 {
@@ -567,7 +572,7 @@ func (l *learner) utilities(used []*job) []float64 {
 			u[i] -= value(j.prompt.Parent.Result)
 		case ImproveGain:
 			if j.result.Valid {
-				u[i] = -l.cfg.TimeCharge * l.durations.LogRatio(j.result)
+				u[i] = -l.cfg.TimeCharge * l.gains.Rate(j.result.Task) / 0.5 * l.durations.LogRatio(j.result)
 				if j.result.Reward > j.prompt.Parent.Result.Reward {
 					u[i]++
 				}
@@ -860,7 +865,7 @@ func (l *learner) checkpoint() *Checkpoint {
 	ck := &Checkpoint{
 		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
 		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
-		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Best: map[string]StoredSolution{}, RNG: rngState,
+		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Best: map[string]StoredSolution{}, RNG: rngState,
 		Isolation: map[string]int{},
 	}
 	for k, v := range l.isolation {
@@ -928,6 +933,9 @@ func (l *learner) restore(ck *Checkpoint) error {
 	}
 	for k, v := range ck.Durations {
 		l.durations[k] = v
+	}
+	for k, v := range ck.Gains {
+		l.gains[k] = v
 	}
 	for k, s := range ck.Best {
 		l.best[k] = s.solution()

@@ -135,13 +135,27 @@ func TestImproveGainCredit(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.ImproveCredit = ImproveGain
-	l := &learner{cfg: cfg, ranks: Ranks{}, durations: d}
+	l := &learner{cfg: cfg, ranks: Ranks{}, durations: d, gains: Gains{}}
 	for _, r := range []float64{0.4, 0.5, 0.6} {
 		l.ranks.Observe(res(r, 1))
 	}
+	// No improve episode seen yet: the rate is (0+1)/(0+2) = 0.5, the
+	// charge λ per doubling as under ranks.
 	want := []float64{0, 1 - 0.25, 1 + 0.5, 0.25, 0.5}
 	if got := l.utilities(used); !nearAll(got, want) {
 		t.Errorf("utilities %v, want %v", got, want)
+	}
+	// One child in eight beat its parent: the rate is 2/10 and the charge
+	// per doubling 0.25·0.2/0.5 = 0.1; scratch episodes keep λ.
+	for i := range 8 {
+		l.gains.Observe(res(0.5+float64(i/7), 1), res(0.5, 1))
+	}
+	if r := l.gains.Rate("t"); !near(r, 0.2) {
+		t.Fatalf("rate after 1 win in 8: %v, want 0.2", r)
+	}
+	want = []float64{0, 1 - 0.1, 1 + 0.2, 0.1, 0.5}
+	if got := l.utilities(used); !nearAll(got, want) {
+		t.Errorf("after 1 win in 8: utilities %v, want %v", got, want)
 	}
 }
 
