@@ -80,6 +80,8 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--buffer", "0"}, "--buffer must be at least 1"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--improve-credit", "best"}, "want absolute, parent or gain"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--improve-credit", "best"}, "want absolute, parent or gain"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--improve-credit", "gain", "--utility", "reward"}, "--improve-credit gain needs --utility rank"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--improve-credit", "gain", "--utility", "reward"}, "--improve-credit gain needs --utility rank"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--time-charge", "-0.1"}, "--time-charge -0.1"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--time-charge", "NaN"}, "--time-charge NaN"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--elite", "1"}, "--elite 1"},
