@@ -233,6 +233,14 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment with the paper's buffer at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-9be7724-b8"), []string{
 			"buffer 8", "0.5775 ± 0.0180", "-0.0526 (-2.6 SE)", "0.6145 ± 0.0165 (+0.8 SE)", "rl-duration-aware  never, never, never",
 		}},
+		// Gain credit (--improve-credit gain) at 10 minutes, first charged
+		// λ per doubling (da38d9f), then λ scaled to the gain (f22b9fc).
+		{"poll-adjustment with gain credit at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-da38d9f-gain"), []string{
+			"improve credit gain", "0.5484 ± 0.0268", "-0.0235 (-0.8 SE)", "0.5795 ± 0.0211 (+2.0 SE)", "rl-duration-aware  3m12s, 6m50s, 9m55s",
+		}},
+		{"poll-adjustment with gain credit and its charge scaled at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-f22b9fc-gain"), []string{
+			"improve credit gain", "0.5418 ± 0.0294", "-0.0169 (-0.6 SE)", "0.5778 ± 0.0203 (+2.1 SE)", "rl-duration-aware  5m34s, never, 2m35s",
+		}},
 		{"tate-artwork-year with an edit floor at 4 minutes", results("tate-4m-wide-0d83f39-nl", "tate-4m-wide-9be7724-ef"), []string{
 			"edit floor 0.5", "5 seeds", "2.4769 ± 0.0124", "+0.0028 (+0.2 SE)",
 		}},
