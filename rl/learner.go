@@ -573,7 +573,7 @@ func (l *learner) utilities(used []*job) []float64 {
 		case ImproveGain:
 			if j.result.Valid {
 				u[i] = -l.cfg.TimeCharge * l.gains.Rate(j.result.Task) / 0.5 * l.durations.LogRatio(j.result)
-				if j.result.Reward > j.prompt.Parent.Result.Reward {
+				if beats(j.result, j.prompt.Parent.Result) {
 					u[i]++
 				}
 			}

@@ -104,10 +104,15 @@ type Gains map[string][2]int
 func (g Gains) Observe(child, parent episode.Result) {
 	c := g[child.Task]
 	c[0]++
-	if child.Valid && child.Reward > parent.Reward {
+	if beats(child, parent) {
 		c[1]++
 	}
 	g[child.Task] = c
+}
+
+// beats says whether an improve episode's program did better than its parent.
+func beats(child, parent episode.Result) bool {
+	return child.Valid && child.Reward > parent.Reward
 }
 
 // Rate is the task's share of improve episodes that beat their parent,

@@ -2,6 +2,7 @@ package rl
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -265,5 +266,54 @@ func TestEliteUtility(t *testing.T) {
 		if err := cfg.check(); err == nil {
 			t.Errorf("elite %v with utility %s accepted", bad.elite, bad.utility)
 		}
+	}
+}
+
+// A run counts its improve episodes and those that beat their parent, keeps
+// the counts in its checkpoint, and a resume starts from them.
+func TestImproveGainCountsCheckpointed(t *testing.T) {
+	cfg := testConfig()
+	cfg.Utility, cfg.ImproveCredit = UtilityRank, ImproveGain
+	cfg.Batch, cfg.MaxEpisodes, cfg.ImproveFraction = 2, 10, 1
+	// The first update sees two slow programs, so the first improve
+	// prompts edit a slow parent and a fast child beats it.
+	reward := map[string]float64{"slow": 0, "fast": 1}
+	plans := []string{"slow", "slow", "fast", "slow", "fast"}
+	pol := &scripted{plans: plans}
+	sink := &Memory{}
+	if _, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, sink); err != nil {
+		t.Fatal(err)
+	}
+	var want [2]int
+	for i, pr := range pol.prompts {
+		if pr.Kind == episode.Improve {
+			want[0]++
+			if reward[plans[i%len(plans)]] > pr.Parent.Result.Reward {
+				want[1]++
+			}
+		}
+	}
+	if want[1] == 0 || want[1] == want[0] {
+		t.Fatalf("improve episodes and wins %v: the script should give both wins and losses", want)
+	}
+	got := sink.LastCK.Gains["t"]
+	if got != want {
+		t.Errorf("checkpointed gains %v, want %v (improve episodes, wins)", got, want)
+	}
+	raw, err := json.Marshal(sink.LastCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck Checkpoint
+	if err := json.Unmarshal(raw, &ck); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resume = &ck
+	l, err := newLearner(cfg, twoPlans(t, 2), &scripted{version: ck.PolicyVersion}, tasks, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.gains["t"] != want {
+		t.Errorf("resumed gains %v, want %v", l.gains["t"], want)
 	}
 }
