@@ -241,6 +241,12 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment with gain credit and its charge scaled at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-f22b9fc-gain"), []string{
 			"improve credit gain", "0.5418 ± 0.0294", "-0.0169 (-0.6 SE)", "0.5778 ± 0.0203 (+2.1 SE)", "rl-duration-aware  5m34s, never, 2m35s",
 		}},
+		{"poll-adjustment with gain credit at 20 minutes", results("poll-20m-wide-5fbdf36-nl", "poll-20m-wide-f22b9fc-gain"), []string{
+			"improve credit gain", "0.4851 ± 0.0432", "+0.0188 (+0.4 SE)", "0.5122 ± 0.0239 (-0.3 SE)", "rl-duration-aware  19m26s, 12m20s, 15m52s",
+		}},
+		{"poll-adjustment with gain credit at 4 minutes", results("poll-4m-wide-0d83f39-nl", "poll-4m-wide-f22b9fc-gain"), []string{
+			"improve credit gain", "5 seeds", "0.5934 ± 0.0228", "+0.0421 (+1.7 SE)",
+		}},
 		{"tate-artwork-year with an edit floor at 4 minutes", results("tate-4m-wide-0d83f39-nl", "tate-4m-wide-9be7724-ef"), []string{
 			"edit floor 0.5", "5 seeds", "2.4769 ± 0.0124", "+0.0028 (+0.2 SE)",
 		}},
