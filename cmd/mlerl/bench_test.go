@@ -247,6 +247,10 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment with gain credit at 4 minutes", results("poll-4m-wide-0d83f39-nl", "poll-4m-wide-f22b9fc-gain"), []string{
 			"improve credit gain", "5 seeds", "0.5934 ± 0.0228", "+0.0421 (+1.7 SE)",
 		}},
+		// Every gain run on tate-artwork-year reached one program by 4 minutes.
+		{"tate-artwork-year with gain credit at 4 minutes", results("tate-4m-wide-0d83f39-nl", "tate-4m-wide-f22b9fc-gain"), []string{
+			"improve credit gain", "5 seeds", "2.4496 ± 0.0000", "+0.0300 (+2.2 SE)", "rl-duration-aware  2m3s, 3m38s, 1m53s, 3m53s, 3m45s",
+		}},
 		{"tate-artwork-year with an edit floor at 4 minutes", results("tate-4m-wide-0d83f39-nl", "tate-4m-wide-9be7724-ef"), []string{
 			"edit floor 0.5", "5 seeds", "2.4769 ± 0.0124", "+0.0028 (+0.2 SE)",
 		}},
