@@ -244,6 +244,11 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment with gain credit at 20 minutes", results("poll-20m-wide-5fbdf36-nl", "poll-20m-wide-f22b9fc-gain"), []string{
 			"improve credit gain", "0.4851 ± 0.0432", "+0.0188 (+0.4 SE)", "0.5122 ± 0.0239 (-0.3 SE)", "rl-duration-aware  19m26s, 12m20s, 15m52s",
 		}},
+		// Seeds 4-5 of both arms, run later, join seeds 1-3.
+		{"poll-adjustment with gain credit at 20 minutes, 5 seeds", results("poll-20m-wide-5fbdf36-nl", "poll-20m-wide-f22b9fc-nl-s45", "poll-20m-wide-f22b9fc-gain", "poll-20m-wide-f22b9fc-gain-s45"), []string{
+			"5 seeds", "0.5053 ± 0.0268", "0.5164 ± 0.0129", "+0.0112 (+0.4 SE)", "0.5511 ± 0.0204 (+0.1 SE)",
+			"no-learn           14m35s, 10m45s, 9m58s, 18m28s, 16m48s",
+		}},
 		{"poll-adjustment with gain credit at 4 minutes", results("poll-4m-wide-0d83f39-nl", "poll-4m-wide-f22b9fc-gain"), []string{
 			"improve credit gain", "5 seeds", "0.5934 ± 0.0228", "+0.0421 (+1.7 SE)",
 		}},
