@@ -552,6 +552,7 @@ func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*jo
 // scaled to that 0/1 gain (see ImproveGain).
 func (l *learner) utilities(used []*job) []float64 {
 	u := make([]float64, len(used))
+	charge := func(r episode.Result) float64 { return l.cfg.TimeCharge * l.durations.LogRatio(r) }
 	value := func(r episode.Result) float64 {
 		v := l.ranks.Utility(r)
 		switch {
@@ -560,7 +561,7 @@ func (l *learner) utilities(used []*job) []float64 {
 		case r.Valid && l.cfg.Elite > 0:
 			v = max(0, v-l.cfg.Elite) / (1 - l.cfg.Elite)
 		}
-		return v - l.cfg.TimeCharge*l.durations.LogRatio(r)
+		return v - charge(r)
 	}
 	for i, j := range used {
 		u[i] = value(j.result)
@@ -572,7 +573,7 @@ func (l *learner) utilities(used []*job) []float64 {
 			u[i] -= value(j.prompt.Parent.Result)
 		case ImproveGain:
 			if j.result.Valid {
-				u[i] = -l.cfg.TimeCharge * l.gains.Rate(j.result.Task) / 0.5 * l.durations.LogRatio(j.result)
+				u[i] = -charge(j.result) * l.gains.Rate(j.result.Task) / meanRank
 				if beats(j.result, j.prompt.Parent.Result) {
 					u[i]++
 				}

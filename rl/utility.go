@@ -48,7 +48,7 @@ func (r Ranks) Utility(res episode.Result) float64 {
 	}
 	list := r[res.Task]
 	if len(list) == 0 {
-		return 0.5
+		return meanRank
 	}
 	below := sort.SearchFloat64s(list, res.Reward)
 	upTo := sort.Search(len(list), func(i int) bool { return list[i] > res.Reward })
@@ -96,6 +96,10 @@ func (d Durations) LogRatio(res episode.Result) float64 {
 	return max(-maxLogRatio, min(maxLogRatio, math.Log2(res.DurationS/med)))
 }
 
+// meanRank is the mean of a task's ranked utilities, a valid result's
+// standing among the valid results so far.
+const meanRank = 0.5
+
 // Gains counts per task the improve episodes completed and those whose
 // program beat its parent's reward, for ImproveGain's time charge.
 type Gains map[string][2]int
@@ -139,7 +143,7 @@ const (
 	// safe edits. Needs ranked utility (a failure's utility is on its scale).
 	// The time charge is rescaled to the gain's scale: λ·(p/0.5) per
 	// doubling, p the task's share of improve episodes that beat their
-	// parent (Gains.Rate), as ranks have mean 0.5. Charged λ per doubling,
+	// parent (Gains.Rate), as ranks have mean 0.5 (meanRank). Charged λ per doubling,
 	// several times the mean gain of a few percent, an edit's credit was
 	// decided by its speed: on poll-adjustment one run's edits ran at a
 	// third of their parents' time and none of 222 beat its parent.
