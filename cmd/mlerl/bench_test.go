@@ -327,3 +327,24 @@ func TestWriteComparisonKeepsFinishedRuns(t *testing.T) {
 		t.Errorf("no finished run: err %v, written %q", err, out.String())
 	}
 }
+
+// The start line names one seed, arm or task in the singular: "seeds 1-1"
+// and "1 arms" read as mistakes.
+func TestBenchStartLineCounts(t *testing.T) {
+	for _, c := range []struct {
+		first, n int
+		want     string
+	}{{1, 1, "seed 1"}, {4, 2, "seeds 4-5"}, {1, 5, "seeds 1-5"}} {
+		if got := seedRange(c.first, c.n); got != c.want {
+			t.Errorf("seedRange(%d, %d) = %q, want %q", c.first, c.n, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{1, "1 arm"}, {0, "0 arms"}, {4, "4 arms"}} {
+		if got := counted(c.n, "arm"); got != c.want {
+			t.Errorf("counted(%d, arm) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

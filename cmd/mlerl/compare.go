@@ -111,8 +111,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	if len(arms) == 0 {
 		arms = compare.Arms()
 	}
-	fmt.Fprintf(stderr, "mlerl: comparing %d arms on %d tasks, seeds %d-%d, %v virtual budget, %d workers, program limit %v; isolation %s\n",
-		len(arms), len(prepared), *firstSeed, *firstSeed+*seeds-1, *budget, *workers, ef.timeout, runner.Sandbox.Level())
+	fmt.Fprintf(stderr, "mlerl: comparing %s on %s, %s, %v virtual budget, %d workers, program limit %v; isolation %s\n",
+		counted(len(arms), "arm"), counted(len(prepared), "task"), seedRange(*firstSeed, *seeds), *budget, *workers, ef.timeout, runner.Sandbox.Level())
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
@@ -193,4 +193,20 @@ func gated(runner *episode.Runner, dirs map[string]string, store *episode.Store,
 		defer release()
 		return runner.Execute(ctx, dirs[job.Task], job)
 	}
+}
+
+// counted writes n with its noun, singular for one ("1 arm", "4 arms").
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// seedRange names the seeds first..first+n-1: "seed 4" or "seeds 1-5".
+func seedRange(first, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("seed %d", first)
+	}
+	return fmt.Sprintf("seeds %d-%d", first, first+n-1)
 }
