@@ -17,6 +17,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,6 +123,18 @@ type Run struct {
 	// one long run also gives every shorter budget's comparison, and when
 	// each arm got where it ended. Absent in results written before.
 	Steps []Step `json:"best_steps,omitempty"`
+	// First are the programs the run started at virtual time zero, one per
+	// worker, with their measured durations. Every arm that starts from the
+	// untrained prior draws the same ones for a seed, so across results run
+	// apart they measure the machine: Merge compares them (SpeedNote).
+	// Absent in results written before.
+	First []Timed `json:"first_programs,omitempty"`
+}
+
+// Timed is a program (the hash of its plan) and how long it ran.
+type Timed struct {
+	Plan      string  `json:"plan_sha256"`
+	DurationS float64 `json:"duration_s"`
 }
 
 // Step is a change of a run's best: from virtual second T on, its best
@@ -235,8 +249,11 @@ type Result struct {
 	// Incomplete says why some runs are missing (a run failed, or the
 	// comparison was stopped); the runs that finished are all there.
 	Incomplete string `json:"incomplete,omitempty"`
-	Arms       []Arm  `json:"arms"`
-	Executed   int    `json:"executed"` // programs really run, over all runs
+	// Cautions say why numbers merged from parts run apart may not compare
+	// (Merge: the same programs ran at different speeds).
+	Cautions []string `json:"cautions,omitempty"`
+	Arms     []Arm    `json:"arms"`
+	Executed int      `json:"executed"` // programs really run, over all runs
 }
 
 // Compare runs every arm on every task with every seed.
@@ -594,6 +611,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		r.LateScratch = &m
 	}
 	r.Steps = stepsOf(mem.EpisodeRecs)
+	r.First = firstPrograms(mem.EpisodeRecs)
 	// Virtual reuses every repeat of a program within the run, so each
 	// episode not reused is a distinct program.
 	r.Distinct = sum.Completed - sum.Reused
@@ -606,6 +624,22 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		}
 	}
 	return r, nil
+}
+
+// firstPrograms are the programs of recs that started at virtual time zero
+// (finished within the limit, not reused: a time-out measures the limit, a
+// reuse another episode).
+func firstPrograms(recs []rl.EpisodeRecord) []Timed {
+	var first []Timed
+	for _, e := range recs {
+		// Completion minus duration is the start, up to float rounding.
+		if e.Cancelled || e.Reused || e.TimedOut || e.Plan == "" || e.DoneS-e.DurationS > 1e-6 {
+			continue
+		}
+		h := sha256.Sum256([]byte(e.Plan))
+		first = append(first, Timed{Plan: hex.EncodeToString(h[:]), DurationS: e.DurationS})
+	}
+	return first
 }
 
 // writeJSONL writes recs into dir/name, one JSON document per line.
@@ -777,6 +811,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)
+	}
+	for _, c := range r.Cautions {
+		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
 		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor), initNote(r.Init), r.Executed)

@@ -94,6 +94,15 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	if again.Executed != 0 {
 		t.Errorf("the same comparison on the same store ran %d programs again", again.Executed)
 	}
+	// The arms that start from the prior draw the same first programs for a
+	// seed, with the store's durations: what Merge compares machines by.
+	firsts := map[string][]Timed{}
+	for _, a := range again.Arms {
+		firsts[a.Arm] = a.Runs[0].First
+	}
+	if f := firsts[NoLearn]; len(f) == 0 || len(f) > cfg.Workers || !slices.Equal(f, firsts[DurationAware]) || !slices.Equal(f, firsts[Naive]) {
+		t.Errorf("first programs: %+v, want the same one or two in every arm from the prior", firsts)
+	}
 	for _, a := range again.Arms { // the steps end on the run's best, each better and later than the one before
 		r := a.Runs[0]
 		if r.Best == nil {
@@ -547,5 +556,29 @@ func TestCompareFirstSeed(t *testing.T) {
 	merged.Print(&table)
 	if !strings.Contains(table.String(), ", 5 seeds;") {
 		t.Errorf("merged table of seeds 1-5:\n%s", table.String())
+	}
+}
+
+// A run's first programs are those that started at virtual time zero and
+// finished within the limit, each once with its own duration.
+func TestFirstPrograms(t *testing.T) {
+	rec := func(plan string, done, dur float64, f func(*rl.EpisodeRecord)) rl.EpisodeRecord {
+		e := rl.EpisodeRecord{Plan: plan, DoneS: done}
+		e.DurationS = dur
+		if f != nil {
+			f(&e)
+		}
+		return e
+	}
+	got := firstPrograms([]rl.EpisodeRecord{
+		rec("a", 4, 4, nil),
+		rec("b", 9.5, 9.5, nil),
+		rec("c", 12, 8, nil), // started at 4
+		rec("d", 40, 40, func(e *rl.EpisodeRecord) { e.TimedOut = true }),
+		rec("e", 0, 0, func(e *rl.EpisodeRecord) { e.Cancelled = true }),
+		rec("a", 4, 4, func(e *rl.EpisodeRecord) { e.Reused = true }),
+	})
+	if len(got) != 2 || got[0].DurationS != 4 || got[1].DurationS != 9.5 || got[0].Plan == got[1].Plan || len(got[0].Plan) != 64 {
+		t.Errorf("first programs %+v, want a (4 s) and b (9.5 s) by plan hash", got)
 	}
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -38,7 +39,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 		name := names[i]
 		if i == 0 {
 			*out = *p
-			out.Arms, out.Executed = nil, 0
+			out.Arms, out.Executed, out.Cautions = nil, 0, nil
 		} else if err := sameRun(out, p, names[0], settingsFrom, name); err != nil {
 			return nil, err
 		}
@@ -85,6 +86,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 			}
 		}
 	}
+	out.Cautions = speedCautions(parts, names)
 	order := Arms()
 	out.Seeds = 0
 	for _, m := range arms {
@@ -157,4 +159,69 @@ func hasRL(r *Result) bool {
 		}
 	}
 	return false
+}
+
+// speedLimit is the ratio of durations beyond which parts are said to have
+// run on machines of different speed. Durations of one program on one
+// machine vary by 10-20% with load (bench/RESULTS.md); 1.25 is past that.
+const speedLimit = 1.25
+
+// speedCautions compares each part's first programs (Run.First) with those
+// of the first part that ran the same ones on the task: parts run apart on
+// different stores measured their programs on the machine of the day, and a
+// program that took longer there leaves fewer episodes in the same virtual
+// budget, whatever the arm. The same program twice on one store is the same
+// measurement (ratio 1).
+func speedCautions(parts []*Result, names []string) []string {
+	var out []string
+	type timing = map[string]float64 // plan hash → seconds
+	ref := map[string]int{}          // task → index of its reference part
+	times := make([]map[string]timing, len(parts))
+	for i, p := range parts {
+		times[i] = map[string]timing{}
+		for _, a := range p.Arms {
+			for _, r := range a.Runs {
+				for _, f := range r.First {
+					if times[i][a.Task] == nil {
+						times[i][a.Task] = timing{}
+					}
+					if _, ok := times[i][a.Task][f.Plan]; !ok && f.DurationS > 0 {
+						times[i][a.Task][f.Plan] = f.DurationS
+					}
+				}
+			}
+		}
+	}
+	tasks := map[string]bool{}
+	for i := range parts {
+		for t := range times[i] {
+			tasks[t] = true
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(tasks)) {
+		for i := range parts {
+			r, ok := ref[t]
+			if !ok {
+				if len(times[i][t]) > 0 {
+					ref[t] = i
+				}
+				continue
+			}
+			var ratios []float64
+			for plan, s := range times[i][t] {
+				if s0, ok := times[r][t][plan]; ok {
+					ratios = append(ratios, s/s0)
+				}
+			}
+			if len(ratios) == 0 {
+				continue
+			}
+			m := median(ratios)
+			if m > speedLimit || m < 1/speedLimit {
+				out = append(out, fmt.Sprintf("%s: the programs %s and %s both ran first took %.2f× as long in %s (median of %d): durations, and so episodes in a virtual budget, do not compare; run the arms side by side or on one --cache",
+					t, names[r], names[i], m, names[i], len(ratios)))
+			}
+		}
+	}
+	return out
 }

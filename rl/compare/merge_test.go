@@ -151,3 +151,53 @@ func TestMerge(t *testing.T) {
 		t.Error("merge of nothing: no error")
 	}
 }
+
+// Parts whose shared first programs ran at different speeds are merged with
+// a caution naming the ratio; the same speed, programs in one part only, or
+// results from before first programs were kept, give none.
+func TestMergeCautionsOnSpeed(t *testing.T) {
+	base := Result{Mode: "virtual", Budget: 4 * time.Minute, Workers: 2, Batch: 8, Seeds: 2,
+		Utility: "rank", Credit: "absolute", Charge: 0.25, Buffer: 1}
+	withFirst := func(r *Result, first map[uint64][]Timed) *Result {
+		for i := range r.Arms[0].Runs {
+			r.Arms[0].Runs[i].First = first[r.Arms[0].Runs[i].Seed]
+		}
+		return r
+	}
+	// Seeds 1 and 2 each drew two programs first: a, b and c, d.
+	first := func(scale float64) map[uint64][]Timed {
+		return map[uint64][]Timed{
+			1: {{"a", 10 * scale}, {"b", 4 * scale}},
+			2: {{"c", 20 * scale}, {"d", 8 * scale}},
+		}
+	}
+	nl := func() *Result { return part(base, NoLearn, map[uint64]float64{1: 0.7, 2: 0.6}) }
+	rl := func() *Result { return part(base, DurationAware, map[uint64]float64{1: 0.55, 2: 0.45}) }
+	for _, c := range []struct {
+		name     string
+		nl, rl   *Result
+		cautions int
+		want     string
+	}{
+		{"same speed", withFirst(nl(), first(1)), withFirst(rl(), first(1.1)), 0, ""},
+		{"slower machine", withFirst(nl(), first(1.7)), withFirst(rl(), first(1)), 1, "took 0.59× as long in rl.json (median of 4)"},
+		{"faster machine", withFirst(nl(), first(1)), withFirst(rl(), first(0.5)), 1, "took 0.50× as long in rl.json (median of 4)"},
+		{"no program in common", withFirst(nl(), first(1)), withFirst(rl(), map[uint64][]Timed{1: {{"e", 30}}}), 0, ""},
+		{"results from before", nl(), withFirst(rl(), first(3)), 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Merge([]*Result{c.nl, c.rl}, []string{"nl.json", "rl.json"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Cautions) != c.cautions {
+				t.Fatalf("cautions %q, want %d", m.Cautions, c.cautions)
+			}
+			var out bytes.Buffer
+			m.Print(&out)
+			if c.want != "" && (!strings.Contains(m.Cautions[0], c.want) || !strings.Contains(out.String(), "CAUTION: t: ")) {
+				t.Errorf("caution %q (table:\n%s), want it to say %q", m.Cautions, out.String(), c.want)
+			}
+		})
+	}
+}
