@@ -233,6 +233,21 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment with the paper's buffer at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-9be7724-b8"), []string{
 			"buffer 8", "0.5775 ± 0.0180", "-0.0526 (-2.6 SE)", "0.6145 ± 0.0165 (+0.8 SE)", "rl-duration-aware  never, never, never",
 		}},
+		// Gain credit at 4 minutes on the standard grid, each against a
+		// no-learn re-run on its store (the committed no-learn files of the
+		// same settings ran on a slower machine or load).
+		{"tweet-source with gain credit at 4 minutes", results("tweet-4m-bf92deb-nl", "tweet-4m-bf92deb-gain"), []string{
+			"improve credit gain", "0.6539 ± 0.0113", "0.6604 ± 0.0139", "+0.0065 (+0.4 SE)", "36 ± 4", "35 ± 4",
+		}},
+		{"wordnet-supersense with gain credit at 4 minutes", results("wordnet-4m-bf92deb-nl", "wordnet-4m-bf92deb-gain"), []string{
+			"0.6527 ± 0.0069", "0.6502 ± 0.0067", "+0.0025 (+0.3 SE)", "65 ± 5", "62 ± 2",
+		}},
+		{"movie-ratings with gain credit at 4 minutes", results("movie-4m-bf92deb-nl", "movie-4m-bf92deb-gain"), []string{
+			"3 seeds", "0.9416 ± 0.0008", "0.9426 ± 0.0000", "+0.0010 (+1.2 SE)", "128 ± 33", "151 ± 27",
+		}},
+		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
+			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
+		}},
 		// Gain credit (--improve-credit gain) at 10 minutes, first charged
 		// λ per doubling (da38d9f), then λ scaled to the gain (f22b9fc).
 		{"poll-adjustment with gain credit at 10 minutes", results("poll-10m-wide-5fbdf36-nl", "poll-10m-wide-da38d9f-gain"), []string{
