@@ -245,6 +245,9 @@ func TestBenchMergeResults(t *testing.T) {
 		{"movie-ratings with gain credit at 4 minutes", results("movie-4m-bf92deb-nl", "movie-4m-bf92deb-gain"), []string{
 			"3 seeds", "0.9416 ± 0.0008", "0.9426 ± 0.0000", "+0.0010 (+1.2 SE)", "128 ± 33", "151 ± 27",
 		}},
+		{"digit-images with gain credit at 4 minutes, both arms in one process", results("digit-4m-bf92deb-gain-nl"), []string{
+			"0.9861 ± 0.0000      307 ± 12", "0.9861 ± 0.0000      197 ± 7", "0.9788 ± 0.0026 (-1.6 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
