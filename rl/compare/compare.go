@@ -126,7 +126,7 @@ type Run struct {
 	// First are the programs the run started at virtual time zero, one per
 	// worker, with their measured durations. Every arm that starts from the
 	// untrained prior draws the same ones for a seed, so across results run
-	// apart they measure the machine: Merge compares them (SpeedNote).
+	// apart they measure the machine: Merge compares them (speedCautions).
 	// Absent in results written before.
 	First []Timed `json:"first_programs,omitempty"`
 }

@@ -162,8 +162,10 @@ func hasRL(r *Result) bool {
 }
 
 // speedLimit is the ratio of durations beyond which parts are said to have
-// run on machines of different speed. Durations of one program on one
-// machine vary by 10-20% with load (bench/RESULTS.md); 1.25 is past that.
+// run on machines of different speed: a round margin for the noise of
+// timing one program twice, not measured. The gap it is for was not small:
+// the same task's runs completed 22 and 35 episodes on two days
+// (bench/RESULTS.md, "a caution on comparing runs made apart").
 const speedLimit = 1.25
 
 // speedCautions compares each part's first programs (Run.First) with those
