@@ -758,6 +758,9 @@ func seedCount(r *Result) string {
 	}
 	slices.Sort(all)
 	label := fmt.Sprintf("%d seeds", r.Seeds)
+	if r.Seeds == 1 {
+		label = "1 seed"
+	}
 	for i, s := range all {
 		if s != uint64(i+1) {
 			return label + " (" + joinSeeds(all) + ")"

@@ -3,7 +3,6 @@ package compare
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -168,60 +167,50 @@ func hasRL(r *Result) bool {
 // (bench/RESULTS.md, "a caution on comparing runs made apart").
 const speedLimit = 1.25
 
-// speedCautions compares each part's first programs (Run.First) with those
-// of the first part that ran the same ones on the task: parts run apart on
-// different stores measured their programs on the machine of the day, and a
-// program that took longer there leaves fewer episodes in the same virtual
-// budget, whatever the arm. The same program twice on one store is the same
-// measurement (ratio 1).
+// speedCautions compares the first programs (Run.First) each part shares
+// with the earliest part that ran any of the same ones on the task: parts
+// run apart on different stores measured their programs on the machine of
+// the day, and a program that took longer there leaves fewer episodes in
+// the same virtual budget, whatever the arm. The same program twice on one
+// store is the same measurement (ratio 1).
 func speedCautions(parts []*Result, names []string) []string {
-	var out []string
-	type timing = map[string]float64 // plan hash → seconds
-	ref := map[string]int{}          // task → index of its reference part
-	times := make([]map[string]timing, len(parts))
+	type program struct{ task, plan string }
+	times := make([]map[program]float64, len(parts)) // seconds
+	var tasks []string
 	for i, p := range parts {
-		times[i] = map[string]timing{}
+		times[i] = map[program]float64{}
 		for _, a := range p.Arms {
 			for _, r := range a.Runs {
 				for _, f := range r.First {
-					if times[i][a.Task] == nil {
-						times[i][a.Task] = timing{}
+					if f.DurationS > 0 {
+						times[i][program{a.Task, f.Plan}] = f.DurationS
 					}
-					if _, ok := times[i][a.Task][f.Plan]; !ok && f.DurationS > 0 {
-						times[i][a.Task][f.Plan] = f.DurationS
+					if !slices.Contains(tasks, a.Task) {
+						tasks = append(tasks, a.Task)
 					}
 				}
 			}
 		}
 	}
-	tasks := map[string]bool{}
-	for i := range parts {
-		for t := range times[i] {
-			tasks[t] = true
-		}
-	}
-	for _, t := range slices.Sorted(maps.Keys(tasks)) {
+	slices.Sort(tasks)
+	var out []string
+	for _, t := range tasks {
 		for i := range parts {
-			r, ok := ref[t]
-			if !ok {
-				if len(times[i][t]) > 0 {
-					ref[t] = i
+			for ref := range i {
+				var ratios []float64
+				for p, s := range times[i] {
+					if s0, ok := times[ref][p]; ok && p.task == t {
+						ratios = append(ratios, s/s0)
+					}
 				}
-				continue
-			}
-			var ratios []float64
-			for plan, s := range times[i][t] {
-				if s0, ok := times[r][t][plan]; ok {
-					ratios = append(ratios, s/s0)
+				if len(ratios) == 0 {
+					continue
 				}
-			}
-			if len(ratios) == 0 {
-				continue
-			}
-			m := median(ratios)
-			if m > speedLimit || m < 1/speedLimit {
-				out = append(out, fmt.Sprintf("%s: the programs %s and %s both ran first took %.2f× as long in %s (median of %d): durations, and so episodes in a virtual budget, do not compare; run the arms side by side or on one --cache",
-					t, names[r], names[i], m, names[i], len(ratios)))
+				if m := median(ratios); m > speedLimit || m < 1/speedLimit {
+					out = append(out, fmt.Sprintf("%s: the programs %s and %s both ran first took %.2f× as long in %s (median of %d): durations, and so episodes in a virtual budget, do not compare; run the arms side by side or on one --cache",
+						t, names[ref], names[i], m, names[i], len(ratios)))
+				}
+				break
 			}
 		}
 	}

@@ -184,9 +184,14 @@ func TestMergeCautionsOnSpeed(t *testing.T) {
 		{"faster machine", withFirst(nl(), first(1)), withFirst(rl(), first(0.5)), 1, "took 0.50× as long in rl.json (median of 4)"},
 		{"no program in common", withFirst(nl(), first(1)), withFirst(rl(), map[uint64][]Timed{1: {{"e", 30}}}), 0, ""},
 		{"results from before", nl(), withFirst(rl(), first(3)), 0, ""},
+		// A first part with other programs (another arm's, say) is no
+		// reference: the two that share programs are compared.
+		{"reference shares programs", withFirst(nl(), first(1)), withFirst(rl(), first(2)), 1, "took 2.00× as long in rl.json (median of 4)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Merge([]*Result{c.nl, c.rl}, []string{"nl.json", "rl.json"})
+			other := part(base, Random, map[uint64]float64{1: 0.9})
+			other.Arms[0].Runs[0].First = []Timed{{"z", 5}}
+			m, err := Merge([]*Result{other, c.nl, c.rl}, []string{"random.json", "nl.json", "rl.json"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,5 +204,15 @@ func TestMergeCautionsOnSpeed(t *testing.T) {
 				t.Errorf("caution %q (table:\n%s), want it to say %q", m.Cautions, out.String(), c.want)
 			}
 		})
+	}
+}
+
+// One seed is named in the singular in the table's header.
+func TestPrintOneSeed(t *testing.T) {
+	base := Result{Mode: "virtual", Budget: 4 * time.Minute, Workers: 2, Batch: 8, Seeds: 1, Utility: "rank", Buffer: 1}
+	var out bytes.Buffer
+	part(base, NoLearn, map[uint64]float64{1: 0.7}).Print(&out)
+	if !strings.Contains(out.String(), ", 1 seed;") {
+		t.Errorf("header of a one-seed result:\n%s", out.String())
 	}
 }
