@@ -257,6 +257,9 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8828 ± 0.0020      151 ± 12", "0.8858 ± 0.0018      162 ± 14", "-0.0029 (-1.1 SE)",
 			"rl-duration-aware  57s, never, 20s, 53s, never",
 		}},
+		{"telco-churn with gain credit at 4 minutes, both arms in one process", results("telco-4m-fbc2612-gain-nl"), []string{
+			"0.8599 ± 0.0004      239 ± 21", "0.8595 ± 0.0007      211 ± 23", "+0.0004 (+0.5 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
