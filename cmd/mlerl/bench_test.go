@@ -260,6 +260,11 @@ func TestBenchMergeResults(t *testing.T) {
 		{"telco-churn with gain credit at 4 minutes, both arms in one process", results("telco-4m-fbc2612-gain-nl"), []string{
 			"0.8599 ± 0.0004      239 ± 21", "0.8595 ± 0.0007      211 ± 23", "+0.0004 (+0.5 SE)",
 		}},
+		// The default's RL arm, run after on the same store, against the
+		// no-learn arm of the gain file (@ takes only that arm).
+		{"hpc-job-class with the default at 4 minutes, against gain's no-learn", results("hpc-4m-fbc2612-gain-nl") + "@no-learn," + results("hpc-4m-fbc2612-rl"), []string{
+			"improve credit absolute", "0.8840 ± 0.0007      192 ± 25", "0.8858 ± 0.0018      162 ± 14", "-0.0018 (-0.9 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
@@ -320,6 +325,10 @@ func TestBenchMergeResults(t *testing.T) {
 		{[]string{"--merge", dir + "no-such.json"}, 1, "no-such.json"},
 		{[]string{"--merge", files, "--seeds", "3"}, 2, "--seeds does not apply to --merge"},
 		{[]string{"--merge", results("stackoverflow-4m-99c71f3-nl", "stackoverflow-4m-99c71f3-nl")}, 1, "seed 1 is in both"},
+		// Without @no-learn the gain file's RL arm does not merge with the
+		// default's; a misspelt arm is named, with the file's arms.
+		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl", "hpc-4m-fbc2612-rl")}, 1, "different improve credit (gain, absolute)"},
+		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl") + "@nolearn," + results("hpc-4m-fbc2612-rl")}, 1, `no arm "nolearn" in it (it has rl-duration-aware, no-learn)`},
 	} {
 		stdout.Reset()
 		stderr.Reset()

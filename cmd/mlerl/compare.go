@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mlerl/mlerl/episode"
@@ -45,7 +46,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
-	merge := fs.String("merge", "", "print the table of earlier --json outputs (files, comma-separated: arms run side by side, or seeds run later) as one comparison, instead of running")
+	merge := fs.String("merge", "", "print the table of earlier --json outputs (files, comma-separated: arms run side by side, or seeds run later; FILE@ARM[+ARM] takes only those arms of FILE) as one comparison, instead of running")
 	var ef envFlags
 	ef.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -157,10 +158,19 @@ func anyRun(res *compare.Result) bool {
 }
 
 // mergeResults reads the --json outputs in paths and writes them as one
-// comparison: a table, or one JSON document with asJSON.
+// comparison: a table, or one JSON document with asJSON. A path may end in
+// @ARM[+ARM] to take only those arms of its file: the no-learn arm of a file
+// whose RL arm ran with other settings, to compare another RL arm with it.
 func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 	var parts []*compare.Result
-	for _, p := range paths {
+	for i, p := range paths {
+		var keep []string
+		if at := strings.LastIndex(p, "@"); at >= 0 {
+			if _, err := os.Stat(p); err != nil { // not a file named with an @
+				p, keep = p[:at], strings.Split(p[at+1:], "+")
+				paths[i] = p
+			}
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("--merge: %w", err)
@@ -172,6 +182,11 @@ func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 		if len(r.Arms) == 0 || r.Budget <= 0 {
 			return fmt.Errorf("--merge: %s is not the --json output of bench rl-vs-prompting: no arms or no budget in it", p)
 		}
+		if keep != nil {
+			if err := keepArms(&r, keep); err != nil {
+				return fmt.Errorf("--merge: %s: %w", p, err)
+			}
+		}
 		parts = append(parts, &r)
 	}
 	res, err := compare.Merge(parts, paths)
@@ -179,6 +194,28 @@ func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 		return err
 	}
 	return writeComparison(res, nil, asJSON, stdout)
+}
+
+// keepArms drops every arm of r but those named in keep, which must all be
+// in r: a misspelt arm is an error, not a part that adds nothing.
+func keepArms(r *compare.Result, keep []string) error {
+	var kept []compare.Arm
+	var have []string
+	for _, a := range r.Arms {
+		if !slices.Contains(have, a.Arm) {
+			have = append(have, a.Arm)
+		}
+		if slices.Contains(keep, a.Arm) {
+			kept = append(kept, a)
+		}
+	}
+	for _, k := range keep {
+		if !slices.Contains(have, k) {
+			return fmt.Errorf("no arm %q in it (it has %s)", k, strings.Join(have, ", "))
+		}
+	}
+	r.Arms = kept
+	return nil
 }
 
 // gated runs jobs with runner on the tasks' folders, holding one of the
