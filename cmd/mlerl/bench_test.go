@@ -263,7 +263,7 @@ func TestBenchMergeResults(t *testing.T) {
 		// The default's RL arm, run after on the same store, against the
 		// no-learn arm of the gain file (@ takes only that arm).
 		{"hpc-job-class with the default at 4 minutes, against gain's no-learn", results("hpc-4m-fbc2612-gain-nl") + "@no-learn," + results("hpc-4m-fbc2612-rl"), []string{
-			"improve credit absolute", "0.8840 ± 0.0007      192 ± 25", "0.8858 ± 0.0018      162 ± 14", "-0.0018 (-0.9 SE)",
+			"improve credit absolute", "1176 programs really run", "0.8840 ± 0.0007      192 ± 25", "0.8858 ± 0.0018      162 ± 14", "-0.0018 (-0.9 SE)",
 		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",

@@ -197,16 +197,21 @@ func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 }
 
 // keepArms drops every arm of r but those named in keep, which must all be
-// in r: a misspelt arm is an error, not a part that adds nothing.
+// in r: a misspelt arm is an error, not a part that adds nothing. The count
+// of programs really run becomes the kept runs'.
 func keepArms(r *compare.Result, keep []string) error {
 	var kept []compare.Arm
 	var have []string
+	r.Executed = 0
 	for _, a := range r.Arms {
 		if !slices.Contains(have, a.Arm) {
 			have = append(have, a.Arm)
 		}
 		if slices.Contains(keep, a.Arm) {
 			kept = append(kept, a)
+			for _, run := range a.Runs {
+				r.Executed += run.Executed
+			}
 		}
 	}
 	for _, k := range keep {
