@@ -312,6 +312,20 @@ func TestBenchMergeResults(t *testing.T) {
 		!strings.Contains(stderr.String(), `grid ("wide", "standard")`) {
 		t.Errorf("merge of a wide and a standard part: exit %d\n%s", code, stderr.String())
 	}
+	// A file whose name holds an @ is read as that file, not split.
+	b, err := os.ReadFile(dir + "rl-vs-prompting-hpc-4m-fbc2612-rl.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := filepath.Join(t.TempDir(), "hpc@default.json")
+	if err := os.WriteFile(at, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", at}, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "0.8840 ± 0.0007") {
+		t.Errorf("merge of a file named with an @: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
 	garbage := filepath.Join(t.TempDir(), "garbage.json")
 	if err := os.WriteFile(garbage, []byte(`{"runs": 3}`), 0o644); err != nil {
 		t.Fatal(err)
