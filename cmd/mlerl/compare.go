@@ -197,21 +197,17 @@ func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 }
 
 // keepArms drops every arm of r but those named in keep, which must all be
-// in r: a misspelt arm is an error, not a part that adds nothing. The count
-// of programs really run becomes the kept runs'.
+// in r: a misspelt arm is an error, not a part that adds nothing. (Merge
+// counts the programs really run from the runs it gets.)
 func keepArms(r *compare.Result, keep []string) error {
 	var kept []compare.Arm
 	var have []string
-	r.Executed = 0
 	for _, a := range r.Arms {
 		if !slices.Contains(have, a.Arm) {
 			have = append(have, a.Arm)
 		}
 		if slices.Contains(keep, a.Arm) {
 			kept = append(kept, a)
-			for _, run := range a.Runs {
-				r.Executed += run.Executed
-			}
 		}
 	}
 	for _, k := range keep {

@@ -18,8 +18,9 @@ import (
 // and program settings — or their numbers do not compare, and Merge says
 // which setting differs. The RL settings only bind parts that have an RL
 // arm: a no-learn run's are its defaults and never shaped anything. A run
-// (task, arm, seed) in two parts is an error, not a silent pick. Summaries
-// are computed again from the runs, not trusted from the parts.
+// (task, arm, seed) in two parts is an error, not a silent pick. Summaries,
+// and the count of programs really run, are computed again from the runs,
+// not trusted from the parts: a caller may have dropped some of a part's arms.
 func Merge(parts []*Result, names []string) (*Result, error) {
 	if len(parts) == 0 || len(parts) != len(names) {
 		return nil, fmt.Errorf("merge: need results, each with a name (got %d results, %d names)", len(parts), len(names))
@@ -54,7 +55,6 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 				return nil, fmt.Errorf("merge: %s and %s ran their RL arms with different %s", rlFrom, name, d)
 			}
 		}
-		out.Executed += p.Executed
 		if p.Incomplete != "" { // part 0's was copied in above and is rewritten here with its name
 			if i == 0 {
 				out.Incomplete = ""
@@ -82,6 +82,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 				}
 				seen[rk] = name
 				m.Runs = append(m.Runs, r)
+				out.Executed += r.Executed
 			}
 		}
 	}

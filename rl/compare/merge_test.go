@@ -16,7 +16,7 @@ func part(base Result, arm string, best map[uint64]float64) *Result {
 	a := Arm{Task: "t", Arm: arm, LowerIsBetter: true}
 	for s := uint64(1); s <= 9; s++ {
 		if b, ok := best[s]; ok {
-			a.Runs = append(a.Runs, Run{Seed: s, Best: &b, Episodes: 10, Distinct: 10})
+			a.Runs = append(a.Runs, Run{Seed: s, Best: &b, Episodes: 10, Distinct: 10, Executed: 10})
 		}
 	}
 	a.summarise(base.Budget)
