@@ -12,6 +12,17 @@ import (
 type Buffer struct {
 	K      int                    `json:"k"`
 	ByTask map[string][]*Solution `json:"by_task"`
+	// Lines, when above 0, also keeps the best solution of each line of
+	// search (Action.Line, the model family for the recipe policy) per task,
+	// and half of Pick's draws edit one of the Lines best lines other than
+	// the best's. With improve prompts editing the best, a run whose first
+	// good program is of a weaker family refines that family for the rest of
+	// the run: a new family's first program, with settings nobody tuned for
+	// this table, rarely beats it and is never edited (bench/RESULTS.md: on
+	// poll-adjustment and hpc-job-class every run ends in one of two model
+	// families, and which one is most of the spread between seeds).
+	Lines  int                             `json:"lines,omitempty"`
+	ByLine map[string]map[string]*Solution `json:"by_line,omitempty"`
 }
 
 // NewBuffer returns an empty buffer keeping k solutions per task.
@@ -19,7 +30,7 @@ func NewBuffer(k int) *Buffer {
 	if k < 1 {
 		k = 1
 	}
-	return &Buffer{K: k, ByTask: map[string][]*Solution{}}
+	return &Buffer{K: k, ByTask: map[string][]*Solution{}, ByLine: map[string]map[string]*Solution{}}
 }
 
 // Add offers a solution; it returns whether the buffer kept it.
@@ -28,6 +39,7 @@ func (b *Buffer) Add(s *Solution) bool {
 		return false
 	}
 	t := s.Result.Task
+	b.addLine(s)
 	list := b.ByTask[t]
 	for i, old := range list {
 		if old.Action.Code == s.Action.Code {
@@ -51,18 +63,76 @@ func (b *Buffer) Add(s *Solution) bool {
 	return kept
 }
 
+// addLine keeps s as its line's best on its task if it beats the line's
+// best so far (the older stays on a tie, as in Add).
+func (b *Buffer) addLine(s *Solution) {
+	if b.Lines <= 0 || s.Action.Line == "" {
+		return
+	}
+	lines := b.ByLine[s.Result.Task]
+	if lines == nil {
+		lines = map[string]*Solution{}
+		b.ByLine[s.Result.Task] = lines
+	}
+	if old := lines[s.Action.Line]; old == nil || s.Result.Reward > old.Result.Reward {
+		lines[s.Action.Line] = s
+	}
+}
+
+// LineBests returns the best solution of each line on the task, best first
+// (ties by line name, so the order is deterministic).
+func (b *Buffer) LineBests(taskName string) []*Solution {
+	var out []*Solution
+	for _, s := range b.ByLine[taskName] {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Result.Reward != out[j].Result.Reward {
+			return out[i].Result.Reward > out[j].Result.Reward
+		}
+		return out[i].Action.Line < out[j].Action.Line
+	})
+	return out
+}
+
 // Pick draws a parent for an improve prompt, or nil when the task has none
 // yet: the best kept solution half the time, otherwise one drawn uniformly
 // from all kept (the best included). Improving the best is what pays (AIDE's
 // greedy step); the uniform half keeps other good lines alive, so the search
 // does not collapse onto one plan and its neighbours.
+//
+// With Lines set and another line on the task, half the draws are first
+// given to the best of one of the Lines best lines other than the best
+// solution's (uniformly), the rest as above. Without Lines the draws, and so
+// the random stream, are what they were before lines existed.
 func (b *Buffer) Pick(taskName string, rng *rand.Rand) *Solution {
 	list := b.ByTask[taskName]
 	if len(list) == 0 {
 		return nil
 	}
+	if others := b.otherLines(taskName, list[0]); len(others) > 0 && rng.IntN(2) == 0 {
+		return others[rng.IntN(len(others))]
+	}
 	if rng.IntN(2) == 0 {
 		return list[0]
 	}
 	return list[rng.IntN(len(list))]
+}
+
+// otherLines is the best solutions of up to Lines lines on the task, best
+// first, leaving out the line of best (the task's best solution).
+func (b *Buffer) otherLines(taskName string, best *Solution) []*Solution {
+	if b.Lines <= 0 {
+		return nil
+	}
+	var out []*Solution
+	for _, s := range b.LineBests(taskName) {
+		if s.Action.Line == best.Action.Line {
+			continue
+		}
+		if out = append(out, s); len(out) == b.Lines {
+			break
+		}
+	}
+	return out
 }

@@ -15,22 +15,24 @@ const CheckpointFormat = 1
 // critic, the buffer, the RNG, the jobs in flight and the completed episodes no
 // update has used yet. The policy is saved beside it by the Sink.
 type Checkpoint struct {
-	Format        int                       `json:"format"`
-	RunID         string                    `json:"run_id"`
-	NextJob       int64                     `json:"next_job"`
-	PolicyVersion int                       `json:"policy_version"`
-	Elapsed       time.Duration             `json:"elapsed_ns"`
-	Counters      Counters                  `json:"counters"`
-	Baseline      *Baseline                 `json:"baseline"`
-	Ranks         Ranks                     `json:"ranks,omitempty"`     // valid rewards per task (UtilityRank)
-	Durations     Durations                 `json:"durations,omitempty"` // completions' Δt per task (TimeCharge)
-	Gains         Gains                     `json:"gains,omitempty"`     // improve episodes and their wins per task (ImproveGain)
-	Buffer        []StoredSolution          `json:"buffer"`
-	Best          map[string]StoredSolution `json:"best"`
-	InFlight      []StoredJob               `json:"in_flight"`
-	Pending       []StoredJob               `json:"pending"` // completed, not yet used by an update
-	RNG           []byte                    `json:"rng"`
-	Isolation     map[string]int            `json:"isolation"`
+	Format        int              `json:"format"`
+	RunID         string           `json:"run_id"`
+	NextJob       int64            `json:"next_job"`
+	PolicyVersion int              `json:"policy_version"`
+	Elapsed       time.Duration    `json:"elapsed_ns"`
+	Counters      Counters         `json:"counters"`
+	Baseline      *Baseline        `json:"baseline"`
+	Ranks         Ranks            `json:"ranks,omitempty"`     // valid rewards per task (UtilityRank)
+	Durations     Durations        `json:"durations,omitempty"` // completions' Δt per task (TimeCharge)
+	Gains         Gains            `json:"gains,omitempty"`     // improve episodes and their wins per task (ImproveGain)
+	Buffer        []StoredSolution `json:"buffer"`
+	// LineBests are the buffer's best solution per line (Config.Lines).
+	LineBests []StoredSolution          `json:"line_bests,omitempty"`
+	Best      map[string]StoredSolution `json:"best"`
+	InFlight  []StoredJob               `json:"in_flight"`
+	Pending   []StoredJob               `json:"pending"` // completed, not yet used by an update
+	RNG       []byte                    `json:"rng"`
+	Isolation map[string]int            `json:"isolation"`
 
 	// Files is the Sink's own bookkeeping (e.g. the byte length of each JSONL
 	// file at this checkpoint), so a resume can cut off what was written after it.

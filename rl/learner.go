@@ -35,6 +35,12 @@ type Config struct {
 	// BufferSize is K: the best K valid solutions kept per task, the parents
 	// of improve prompts. DefaultConfig's is DefaultBuffer.
 	BufferSize int
+	// Lines, when above 0, gives half of the improve prompts to the best
+	// program of one of the Lines best lines of search (Action.Line: the
+	// model family) other than the best program's (Buffer.Lines). A search
+	// setting, not a learning one: the prompting baseline takes it as well.
+	// 0 (DefaultConfig) edits the buffer's solutions only.
+	Lines int
 	// MaxStaleness is the oldest sample, in policy versions, an update trains
 	// on; older ones are dropped (still counted, still fed to the buffer and
 	// the best solution) and reported as "dropped" in metrics. A negative value
@@ -146,6 +152,8 @@ func (c Config) check() error {
 		return fmt.Errorf("improve fraction %v: must be in [0,1]", c.ImproveFraction)
 	case c.BufferSize < 1:
 		return fmt.Errorf("buffer size %d: must be at least 1", c.BufferSize)
+	case c.Lines < 0:
+		return fmt.Errorf("lines %d: must be 0 (off) or more", c.Lines)
 	case CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite) != nil:
 		return CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
@@ -340,6 +348,7 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
+	l.buffer.Lines = cfg.Lines
 	for _, t := range tasks {
 		if t == nil || t.Name == "" {
 			return nil, errors.New("rl: a task without a name")
@@ -876,6 +885,9 @@ func (l *learner) checkpoint() *Checkpoint {
 		for _, s := range l.buffer.ByTask[t.Name] {
 			ck.Buffer = append(ck.Buffer, storeSolution(s))
 		}
+		for _, s := range l.buffer.LineBests(t.Name) {
+			ck.LineBests = append(ck.LineBests, storeSolution(s))
+		}
 		if b := l.best[t.Name]; b != nil {
 			ck.Best[t.Name] = storeSolution(b)
 		}
@@ -925,6 +937,11 @@ func (l *learner) restore(ck *Checkpoint) error {
 		if l.baseline.Values == nil {
 			l.baseline.Values = map[string]BaselineValue{}
 		}
+	}
+	// Line bests first: on a tie a line keeps its older best, which a
+	// buffered solution of the same score would otherwise take.
+	for _, s := range ck.LineBests {
+		l.buffer.addLine(s.solution())
 	}
 	for _, s := range ck.Buffer {
 		l.buffer.Add(s.solution())

@@ -18,6 +18,7 @@ import (
 type scripted struct {
 	plans   []string
 	groups  map[string]string // a plan's credit group (Action.CreditGroups), if any
+	lines   map[string]string // a plan's line (Action.Line), if any
 	next    int
 	version int
 	prompts []Prompt
@@ -35,6 +36,7 @@ func (p *scripted) Sample(_ context.Context, prompts []Prompt) ([]Action, error)
 		if g, ok := p.groups[plan]; ok {
 			out[i].CreditGroups = []string{g}
 		}
+		out[i].Line = p.lines[plan]
 	}
 	p.prompts = append(p.prompts, prompts...)
 	return out, nil

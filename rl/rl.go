@@ -62,6 +62,10 @@ type Action struct {
 	// token's advantage is taken against the critic's value of that group,
 	// not of the whole prompt.
 	CreditGroups []string `json:"credit_groups,omitempty"`
+	// Line names the line of search the program belongs to (the recipe
+	// policy names its model family): under Config.Lines the buffer keeps
+	// each line's best as an improve parent too. Empty: no line.
+	Line string `json:"line,omitempty"`
 }
 
 // LogProb is the behaviour log-probability of the whole action.

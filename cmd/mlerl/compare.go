@@ -45,6 +45,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	editFloor := fs.Float64("edit-floor", 0, "RL arms: the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (0: none)")
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
+	lines := fs.Int("lines", 0, "every arm: also keep the best program of each model family, and give half the improve prompts to the best of one of the N best families other than the best program's (0: off)")
 	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
 	merge := fs.String("merge", "", "print the table of earlier --json outputs (files, comma-separated: arms run side by side, or seeds run later; FILE@ARM[+ARM] takes only those arms of FILE) as one comparison, instead of running")
 	var ef envFlags
@@ -79,6 +80,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
 	case len(splitList(*taskArg)) == 0:
 		return usageErrorf("bench rl-vs-prompting: --task is required")
+	case *lines < 0:
+		return usageErrorf("bench rl-vs-prompting: --lines %d: must be 0 (off) or more", *lines)
 	case *seeds < 1 || *firstSeed < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *parallel < 1 || *buffer < 1 || *budget <= 0:
 		return usageErrorf("bench rl-vs-prompting: --seeds, --first-seed, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
 	case rl.CheckShaping(*utility, *credit, *timeCharge, *elite) != nil:
@@ -118,7 +121,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
 		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, EditFloor: *editFloor, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
-		Grid: *grid,
+		Grid: *grid, Lines: *lines,
 	})
 	if res != nil {
 		res.Binary = revision()

@@ -61,6 +61,26 @@ func TestResumeKeepsTheBuffer(t *testing.T) {
 	}
 }
 
+// A resume keeps the run's --lines (absent: 0, as runs before it).
+func TestResumeKeepsTheLines(t *testing.T) {
+	for _, tc := range []struct {
+		runJSON string
+		want    int
+	}{
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, 2},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, 0},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
+		if err != nil || rc.Lines != tc.want || rc.check() != nil {
+			t.Errorf("%s: lines %d (%v, check %v), want %d", tc.runJSON, rc.Lines, err, rc.check(), tc.want)
+		}
+	}
+}
+
 // A resume walks the grid the run started with (absent: the standard one, as
 // runs before the wide grid); a grid this binary does not know is refused.
 func TestResumeKeepsTheGrid(t *testing.T) {

@@ -54,7 +54,9 @@ type runConfig struct {
 	EditFloor float64 `json:"edit_floor,omitempty"`
 	// Buffer is rl.Config.BufferSize; a run.json without it is from when
 	// every run kept rl.PaperBuffer and resumes with that, as it started.
-	Buffer     int           `json:"buffer,omitempty"`
+	Buffer int `json:"buffer,omitempty"`
+	// Lines is rl.Config.Lines; absent is 0 (off), as runs before it.
+	Lines      int           `json:"lines,omitempty"`
 	Seed       uint64        `json:"seed"`
 	Instrument string        `json:"instrument"`
 	Timeout    time.Duration `json:"timeout_ns"`
@@ -230,6 +232,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --workers must not be negative (0: only remote workers)")
 	case rc.Batch < 1:
 		return usageErrorf("train: --batch must be at least 1")
+	case rc.Lines < 0:
+		return usageErrorf("train: --lines %d: must be 0 (off) or more", rc.Lines)
 	case rc.Buffer < 1:
 		return usageErrorf("train: --buffer must be at least 1")
 	case rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite) != nil:
@@ -288,7 +292,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
 	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
-	cfg.DecisionCredit, cfg.BufferSize = rc.DecisionCredit, rc.Buffer
+	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines = rc.DecisionCredit, rc.Buffer, rc.Lines
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
@@ -434,7 +438,7 @@ type learnFlags struct {
 	durationAware, decisionCredit bool
 	utility, improveCredit        string
 	timeCharge, elite, editFloor  float64
-	buffer                        int
+	buffer, lines                 int
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -445,6 +449,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.timeCharge, "time-charge", d.TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
+	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (a search setting: --no-learn takes it too; 0: off)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
@@ -452,4 +457,5 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 func (f *learnFlags) apply(rc *runConfig) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
+	rc.Lines = f.lines
 }

@@ -212,6 +212,7 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	return rl.Action{
 		Kind: kind, Plan: m.Plan.Describe(), Key: m.Plan.Key(), Code: code, PolicyVersion: p.net.Version(),
 		Tokens: tokens, TokenLogProbs: logps, Meta: raw, CreditGroups: creditGroups(m.Steps, m.Plan),
+		Line: m.Plan.Get("model.family"),
 	}, nil
 }
 

@@ -154,7 +154,8 @@ func TestSampleNeverRepeatsAPlan(t *testing.T) {
 	}
 }
 
-// Credit per decision (rl.Config.DecisionCredit): every hyperparameter step
+// Every action names its model family as its line (rl.Config.Lines). Credit
+// per decision (rl.Config.DecisionCredit): every hyperparameter step
 // of an action is grouped by the plan's model family, every other step is
 // not, and an update takes the steps' own advantages when the learner gives
 // them.
@@ -169,6 +170,9 @@ func TestCreditGroupsNameTheFamily(t *testing.T) {
 			if grammar[s.Decision].part == PartHyper {
 				want[i], hyper = "model.family="+m.Plan.Get("model.family"), true
 			}
+		}
+		if fam := m.Plan.Get("model.family"); a.Line != fam || fam == "" {
+			t.Errorf("%s: line %q, want the model family %q (rl.Config.Lines)", m.Plan.Key(), a.Line, fam)
 		}
 		switch {
 		case !hyper && a.CreditGroups != nil:

@@ -69,7 +69,7 @@ func (u *Uniform) Sample(ctx context.Context, prompts []rl.Prompt) ([]rl.Action,
 		if err != nil {
 			return nil, err
 		}
-		out[i] = rl.Action{Kind: kind, Plan: plan.Describe(), Key: plan.Key(), Code: code, Meta: raw}
+		out[i] = rl.Action{Kind: kind, Plan: plan.Describe(), Key: plan.Key(), Code: code, Meta: raw, Line: plan.Get("model.family")}
 	}
 	return out, nil
 }

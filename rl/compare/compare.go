@@ -91,6 +91,9 @@ type Config struct {
 	// alike: it is the space searched, not a learning setting); empty: the
 	// standard grid.
 	Grid string
+	// Lines is every arm's rl.Config.Lines (a search setting, like Grid);
+	// 0: off.
+	Lines int
 	// Parallel is how many runs go at once (default 1).
 	Parallel int
 	// Progress receives one line per finished run and, every ProgressEvery
@@ -239,6 +242,9 @@ type Result struct {
 	// Grid is every arm's grid of hyperparameter values; absent: the
 	// standard one (results from before it was a choice).
 	Grid string `json:"grid,omitempty"`
+	// Lines is every arm's rl.Config.Lines; absent: 0 (off), as results
+	// from before it.
+	Lines int `json:"lines,omitempty"`
 	// Settings are every program's limits (time, memory, instrumentation,
 	// threads): part of what a run's outcomes depend on. Absent (zero) in
 	// results written before they were recorded.
@@ -281,6 +287,10 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Grid != recipe.GridStandard {
 		res.Grid = cfg.Grid // recorded only when not the standard grid, as results from before it
 	}
+	if cfg.Lines < 0 {
+		return nil, fmt.Errorf("compare: lines %d: must be 0 (off) or more", cfg.Lines)
+	}
+	res.Lines = cfg.Lines
 	if cfg.InitPolicy != "" { // a folder that does not load fails now, not after the first arms ran
 		probe, err := recipe.NewPolicy([]*task.Task{cfg.Tasks[0].Task}, 1)
 		if err == nil {
@@ -540,7 +550,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	start := time.Now()
 	tasks := []*task.Task{p.Task}
 	rc := rl.DefaultConfig()
-	rc.RunID, rc.Batch, rc.Budget, rc.Seed = arm, cfg.Batch, cfg.Budget, seed
+	rc.RunID, rc.Batch, rc.Budget, rc.Seed, rc.Lines = arm, cfg.Batch, cfg.Budget, seed, cfg.Lines
 	var pol rl.Policy
 	var err error
 	grid := cmp.Or(cfg.Grid, recipe.GridStandard)
@@ -811,6 +821,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Grid != "" {
 		extra += ", " + r.Grid + " grid"
+	}
+	if r.Lines > 0 {
+		extra += fmt.Sprintf(", improve parents from %d more lines", r.Lines)
 	}
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)

@@ -122,6 +122,9 @@ func sameRun(p, q *Result, pName, settingsFrom, qName string) error {
 	if p.Grid != q.Grid { // "" is the standard grid, and only it is written so
 		d = append(d, fmt.Sprintf("grid (%q, %q)", cmp.Or(p.Grid, "standard"), cmp.Or(q.Grid, "standard")))
 	}
+	if p.Lines != q.Lines {
+		d = append(d, fmt.Sprintf("lines (%d, %d)", p.Lines, q.Lines))
+	}
 	if len(d) > 0 {
 		return fmt.Errorf("merge: %s and %s were not run alike: %s", pName, qName, strings.Join(d, ", "))
 	}

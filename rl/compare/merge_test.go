@@ -130,6 +130,7 @@ func TestMerge(t *testing.T) {
 		{"clock", []*Result{nl, part(with(func(r *Result) { r.Mode = "real" }), DurationAware, map[uint64]float64{1: 0.5})}, "clock"},
 		{"program limit", []*Result{nl, part(with(func(r *Result) { r.Settings.Timeout = time.Minute }), DurationAware, map[uint64]float64{1: 0.5})}, "limit 40s"},
 		{"grid", []*Result{nl, part(with(func(r *Result) { r.Grid = "wide" }), DurationAware, map[uint64]float64{1: 0.5})}, `grid ("standard", "wide")`},
+		{"lines", []*Result{nl, part(with(func(r *Result) { r.Lines = 2 }), DurationAware, map[uint64]float64{1: 0.5})}, "lines (0, 2)"},
 		{"threads", []*Result{nl, part(with(func(r *Result) { r.Settings.Threads = 2 }), DurationAware, map[uint64]float64{1: 0.5})}, "threads 1"},
 		{"RL settings", []*Result{rl, part(with(func(r *Result) { r.Buffer = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different buffer (1, 8)"},
 		{"edit floor", []*Result{rl, part(with(func(r *Result) { r.EditFloor = 0.5 }), DurationAware, map[uint64]float64{4: 0.5})}, "different edit floor (0, 0.5)"},

@@ -1,0 +1,132 @@
+package rl
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/mlerl/mlerl/episode"
+)
+
+func lineSol(code, line string, reward float64) *Solution {
+	s := sol("t", code, true, reward)
+	s.Action.Line = line
+	return s
+}
+
+// With Lines 2, half the draws go to the best of the two best lines other
+// than the best program's (a quarter each), the rest to the best (K = 1); a
+// third line and a line's second program are never drawn.
+func TestBufferLinesPick(t *testing.T) {
+	b := NewBuffer(1)
+	b.Lines = 2
+	for _, s := range []*Solution{
+		lineSol("hgb1", "hgb", 0.9), lineSol("xgb1", "xgb", 0.5), lineSol("xgb2", "xgb", 0.6),
+		lineSol("rf1", "rf", 0.4), lineSol("knn1", "knn", 0.1), lineSol("hgb2", "hgb", 0.8),
+	} {
+		b.Add(s)
+	}
+	got := []string{}
+	for _, s := range b.LineBests("t") {
+		got = append(got, s.Action.Code)
+	}
+	if want := []string{"hgb1", "xgb2", "rf1", "knn1"}; !slices.Equal(got, want) {
+		t.Fatalf("line bests %v, want %v", got, want)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 40000
+	count := map[string]int{}
+	for range n {
+		count[b.Pick("t", rng).Action.Code]++
+	}
+	for code, want := range map[string]float64{"hgb1": 0.5, "xgb2": 0.25, "rf1": 0.25, "knn1": 0, "xgb1": 0, "hgb2": 0} {
+		// 5 standard deviations of a binomial share at n = 40000 is under 0.013.
+		if got := float64(count[code]) / n; math.Abs(got-want) > 0.013 {
+			t.Errorf("%s picked %.3f of the time, want %.3f", code, got, want)
+		}
+	}
+	// A new best from another line: its line is now the one left out, and
+	// the old best's line becomes a parent of the other half.
+	b.Add(lineSol("xgb3", "xgb", 0.95))
+	others := b.otherLines("t", b.ByTask["t"][0])
+	if len(others) != 2 || others[0].Action.Code != "hgb1" || others[1].Action.Code != "rf1" {
+		t.Errorf("other lines after a new best %v, want hgb1 and rf1", others)
+	}
+}
+
+// Without Lines, lines named by the policy change nothing: the same draws
+// from the same random stream as before lines existed, so runs without
+// --lines replay the stores of earlier ones.
+func TestBufferWithoutLinesDrawsAsBefore(t *testing.T) {
+	labelled, plain := NewBuffer(4), NewBuffer(4)
+	for i, r := range []float64{0.2, 0.9, 0.5, 0.7} {
+		code := string(rune('a' + i))
+		labelled.Add(lineSol(code, []string{"x", "y", "z", "w"}[i], r))
+		plain.Add(sol("t", code, true, r))
+	}
+	r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+	for i := range 1000 {
+		if a, b := labelled.Pick("t", r1).Action.Code, plain.Pick("t", r2).Action.Code; a != b {
+			t.Fatalf("draw %d: %s with lines named, %s without", i, a, b)
+		}
+	}
+	if len(labelled.LineBests("t")) != 0 {
+		t.Error("line bests kept without Lines")
+	}
+}
+
+// A run with Lines gives improve prompts the other line's best as well as
+// the best, keeps the line bests in its checkpoint, and a resume restores
+// them, an older best keeping its line on a tie with a buffered program.
+func TestLinesInRunAndCheckpoint(t *testing.T) {
+	cfg := testConfig()
+	cfg.Batch, cfg.MaxEpisodes, cfg.ImproveFraction, cfg.Lines = 2, 40, 1, 1
+	pol := &scripted{plans: []string{"fast", "slow"}, lines: map[string]string{"fast": "a", "slow": "b"}}
+	sink := &Memory{}
+	if _, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, sink); err != nil {
+		t.Fatal(err)
+	}
+	parents := map[string]int{}
+	for _, pr := range pol.prompts {
+		if pr.Kind == episode.Improve {
+			parents[pr.Parent.Action.Plan]++
+		}
+	}
+	// 38 improve prompts (the first two have no parent yet), half to each
+	// line's best in expectation: each gets at least 8 unless the learner
+	// ignores lines (then "slow", worse than "fast", gets none).
+	if parents["fast"] < 8 || parents["slow"] < 8 {
+		t.Errorf("improve parents %v: want both lines' bests edited", parents)
+	}
+	ck := sink.LastCK
+	if len(ck.LineBests) != 2 || ck.LineBests[0].Action.Plan != "fast" || ck.LineBests[1].Action.Plan != "slow" {
+		t.Fatalf("checkpointed line bests %+v, want fast then slow", ck.LineBests)
+	}
+	// A buffered program of line b scoring as the line's best, but newer:
+	// the restored line keeps its best.
+	tie := storeSolution(&Solution{Action: Action{Plan: "slow2", Code: "slow2", Line: "b"}, Result: ck.LineBests[1].Result})
+	ck.Buffer = append(ck.Buffer, tie)
+	raw, err := json.Marshal(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Checkpoint
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resume = &back
+	l, err := newLearner(cfg, twoPlans(t, 2), &scripted{version: back.PolicyVersion}, tasks, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range l.buffer.LineBests("t") {
+		got = append(got, s.Action.Plan)
+	}
+	if !slices.Equal(got, []string{"fast", "slow"}) {
+		t.Errorf("resumed line bests %v, want [fast slow]", got)
+	}
+}
