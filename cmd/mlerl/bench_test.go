@@ -267,6 +267,10 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with the default at 4 minutes, against gain's no-learn", results("hpc-4m-fbc2612-gain-nl") + "@no-learn," + results("hpc-4m-fbc2612-rl"), []string{
 			"improve credit absolute", "1176 programs really run", "0.8840 ± 0.0007      192 ± 25", "0.8858 ± 0.0018      162 ± 14", "-0.0018 (-0.9 SE)",
 		}},
+		// --lines 2 (every arm), both arms in one process.
+		{"hpc-job-class with lines at 4 minutes", results("hpc-4m-9e3f51b-lines2"), []string{
+			"improve parents from 2 more lines", "988 programs really run", "0.8837 ± 0.0010      183 ± 19", "0.8845 ± 0.0003      188 ± 9", "-0.0009 (-0.8 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
@@ -344,6 +348,8 @@ func TestBenchMergeResults(t *testing.T) {
 		// Without @no-learn the gain file's RL arm does not merge with the
 		// default's; a misspelt arm is named, with the file's arms.
 		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl", "hpc-4m-fbc2612-rl")}, 1, "different improve credit (gain, absolute)"},
+		// Lines are every arm's search: no part merges across them.
+		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl") + "@no-learn," + results("hpc-4m-9e3f51b-lines2") + "@rl-duration-aware"}, 1, "lines (0, 2)"},
 		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl") + "@nolearn," + results("hpc-4m-fbc2612-rl")}, 1, `no arm "nolearn" in it (it has rl-duration-aware, no-learn)`},
 	} {
 		stdout.Reset()
