@@ -109,6 +109,20 @@ func TestLinesInRunAndCheckpoint(t *testing.T) {
 	// the restored line keeps its best.
 	tie := storeSolution(&Solution{Action: Action{Plan: "slow2", Code: "slow2", Line: "b"}, Result: ck.LineBests[1].Result})
 	ck.Buffer = append(ck.Buffer, tie)
+	l := resumed(t, cfg, ck)
+	var got []string
+	for _, s := range l.buffer.LineBests("t") {
+		got = append(got, s.Action.Plan)
+	}
+	if !slices.Equal(got, []string{"fast", "slow"}) {
+		t.Errorf("resumed line bests %v, want [fast slow]", got)
+	}
+}
+
+// resumed is a learner resumed from ck as a run would be: the checkpoint
+// through its JSON, then restored with cfg.
+func resumed(t *testing.T, cfg Config, ck *Checkpoint) *learner {
+	t.Helper()
 	raw, err := json.Marshal(ck)
 	if err != nil {
 		t.Fatal(err)
@@ -122,11 +136,5 @@ func TestLinesInRunAndCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, s := range l.buffer.LineBests("t") {
-		got = append(got, s.Action.Plan)
-	}
-	if !slices.Equal(got, []string{"fast", "slow"}) {
-		t.Errorf("resumed line bests %v, want [fast slow]", got)
-	}
+	return l
 }

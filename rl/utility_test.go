@@ -2,7 +2,6 @@ package rl
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -300,19 +299,7 @@ func TestImproveGainCountsCheckpointed(t *testing.T) {
 	if got != want {
 		t.Errorf("checkpointed gains %v, want %v (improve episodes, wins)", got, want)
 	}
-	raw, err := json.Marshal(sink.LastCK)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ck Checkpoint
-	if err := json.Unmarshal(raw, &ck); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Resume = &ck
-	l, err := newLearner(cfg, twoPlans(t, 2), &scripted{version: ck.PolicyVersion}, tasks, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := resumed(t, cfg, sink.LastCK)
 	if l.gains["t"] != want {
 		t.Errorf("resumed gains %v, want %v", l.gains["t"], want)
 	}

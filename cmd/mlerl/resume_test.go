@@ -40,43 +40,25 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 }
 
 // A resume keeps the buffer the run started with: the one run.json records,
-// or, from before it recorded one, the 8 every run then kept.
-func TestResumeKeepsTheBuffer(t *testing.T) {
+// or, from before it recorded one, the 8 every run then kept; and its
+// --lines (absent: 0, as runs before it).
+func TestResumeKeepsTheBufferAndLines(t *testing.T) {
 	for _, tc := range []struct {
-		runJSON string
-		want    int
+		runJSON            string
+		wantBuf, wantLines int
 	}{
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, 1},
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, 3},
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, 8},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, 1, 0},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, 3, 0},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, 8, 0},
+		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, 1, 2},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
-		if err != nil || rc.Buffer != tc.want || rc.check() != nil {
-			t.Errorf("%s: buffer %d (%v, check %v), want %d", tc.runJSON, rc.Buffer, err, rc.check(), tc.want)
-		}
-	}
-}
-
-// A resume keeps the run's --lines (absent: 0, as runs before it).
-func TestResumeKeepsTheLines(t *testing.T) {
-	for _, tc := range []struct {
-		runJSON string
-		want    int
-	}{
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, 2},
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, 0},
-	} {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
-		if err != nil || rc.Lines != tc.want || rc.check() != nil {
-			t.Errorf("%s: lines %d (%v, check %v), want %d", tc.runJSON, rc.Lines, err, rc.check(), tc.want)
+		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.check() != nil {
+			t.Errorf("%s: buffer %d, lines %d (%v, check %v), want %d and %d", tc.runJSON, rc.Buffer, rc.Lines, err, rc.check(), tc.wantBuf, tc.wantLines)
 		}
 	}
 }
