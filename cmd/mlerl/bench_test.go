@@ -271,6 +271,11 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with lines at 4 minutes", results("hpc-4m-9e3f51b-lines2"), []string{
 			"improve parents from 2 more lines", "988 programs really run", "0.8837 ± 0.0010      183 ± 19", "0.8845 ± 0.0003      188 ± 9", "-0.0009 (-0.8 SE)",
 		}},
+		{"poll-adjustment with lines at 20 minutes", results("poll-20m-wide-9e3f51b-lines2"), []string{
+			"improve parents from 2 more lines", ", wide grid,", "3233 programs really run", "0.5223 ± 0.0092", "0.5315 ± 0.0209", "+0.0092 (+0.4 SE)",
+			"0.5415 ± 0.0224 (+1.5 SE)", "0.5250 ± 0.0107 (+1.6 SE)", // RL at 10 and 15 minutes
+			"rl-duration-aware  6m38s, 10m1s, 8m31s", "no-learn           19m37s, 12m50s, 7m30s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
