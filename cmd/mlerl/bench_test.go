@@ -96,6 +96,7 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--edit-floor", "0.5"}, "--edit-floor needs the recipe policy"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--edit-floor", "-0.5"}, "--edit-floor: edit floor -0.5 is not in [0, 1]"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--lines", "-1"}, "--lines -1: must be 0 (off) or more"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--lines", "2"}, "--lines needs the recipe policy"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--lines", "-2"}, "--lines -2: must be 0 (off) or more"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},

@@ -246,6 +246,10 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --edit-floor: %v", recipe.CheckEditFloor(rc.EditFloor))
 	case rc.EditFloor != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --edit-floor needs the recipe policy, whose improve walks it floors (--policy %s has none)", rc.Policy)
+	case rc.Lines != 0 && rc.Policy != "recipe":
+		// A language model's programs name no model family to keep a
+		// line by: every line would be empty and the flag change nothing.
+		return usageErrorf("train: --lines needs the recipe policy, whose programs name their model family (--policy %s names none)", rc.Policy)
 	case rc.Grid != "" && recipe.CheckGrid(rc.Grid) != nil:
 		return usageErrorf("train: --grid: %v", recipe.CheckGrid(rc.Grid))
 	case rc.Grid != "" && rc.Policy != "recipe":
@@ -449,7 +453,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.timeCharge, "time-charge", d.TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
-	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (a search setting: --no-learn takes it too; 0: off)")
+	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (recipe policy; a search setting: --no-learn takes it too; 0: off)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
