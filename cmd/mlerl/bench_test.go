@@ -367,9 +367,9 @@ func TestBenchMergeResults(t *testing.T) {
 	}
 }
 
-// A comparison that stopped part way still writes the runs that finished,
-// marked incomplete, and returns its error for the exit status; one with no
-// finished run writes nothing.
+// A comparison that stopped part way still writes the runs that finished
+// and those it stopped, marked incomplete, and returns its error for the
+// exit status; one with no run at all writes nothing.
 func TestWriteComparisonKeepsFinishedRuns(t *testing.T) {
 	best := 0.7
 	res := &compare.Result{Mode: "virtual", Budget: time.Hour, Workers: 2, Batch: 8, Seeds: 3,
@@ -391,7 +391,17 @@ func TestWriteComparisonKeepsFinishedRuns(t *testing.T) {
 	out.Reset()
 	empty := &compare.Result{Arms: []compare.Arm{{Task: "t", Arm: compare.NoLearn}}}
 	if err := writeComparison(empty, context.Canceled, true, &out); !errors.Is(err, context.Canceled) || out.Len() != 0 {
-		t.Errorf("no finished run: err %v, written %q", err, out.String())
+		t.Errorf("no run at all: err %v, written %q", err, out.String())
+	}
+	// Stopped before any run finished, the runs going are still written.
+	out.Reset()
+	stopped := &compare.Result{Mode: "virtual", Budget: time.Hour, Workers: 2, Batch: 8, Seeds: 1,
+		Incomplete: "0 of 1 runs finished, 1 stopped part way (kept apart, out of the table): context canceled",
+		Arms:       []compare.Arm{{Task: "t", Arm: compare.NoLearn, Stopped: []compare.Run{{Seed: 1, Best: &best, Episodes: 9, StoppedS: 600}}}}}
+	err = writeComparison(stopped, context.Canceled, true, &out)
+	back = compare.Result{}
+	if jerr := json.Unmarshal(out.Bytes(), &back); !errors.Is(err, context.Canceled) || jerr != nil || len(back.Arms) != 1 || len(back.Arms[0].Stopped) != 1 || back.Arms[0].Stopped[0].StoppedS != 600 {
+		t.Errorf("only a stopped run: err %v, JSON written %q (%v)", err, out.String(), jerr)
 	}
 }
 

@@ -145,15 +145,16 @@ func writeComparison(res *compare.Result, err error, asJSON bool, stdout io.Writ
 		res.Print(stdout)
 	}
 	if err != nil {
-		return fmt.Errorf("%w (the runs that finished are written to stdout)", err)
+		return fmt.Errorf("%w (the runs that finished, and those stopped part way, are written to stdout)", err)
 	}
 	return nil
 }
 
-// anyRun says whether res holds at least one finished run.
+// anyRun says whether res holds at least one run, finished or stopped part
+// way.
 func anyRun(res *compare.Result) bool {
 	for _, a := range res.Arms {
-		if len(a.Runs) > 0 {
+		if len(a.Runs)+len(a.Stopped) > 0 {
 			return true
 		}
 	}

@@ -132,6 +132,11 @@ type Run struct {
 	// apart they measure the machine: Merge compares them (speedCautions).
 	// Absent in results written before.
 	First []Timed `json:"first_programs,omitempty"`
+	// StoppedS, when above 0, is the virtual second the run had reached
+	// when the comparison was stopped (Ctrl-C, SIGTERM) before its budget:
+	// its numbers are as of then, and Arm keeps it apart from the runs
+	// that finished (Arm.Stopped), out of every mean.
+	StoppedS float64 `json:"stopped_at_s,omitempty"`
 }
 
 // Timed is a program (the hash of its plan) and how long it ran.
@@ -214,6 +219,12 @@ type Arm struct {
 	// BestAt is the best so far at each quarter of the budget, over the
 	// runs that recorded their steps and had a valid program by then.
 	BestAt []Checkpoint `json:"best_at,omitempty"`
+	// Stopped are the runs the comparison was stopped in the middle of,
+	// as far as they got: not in any summary above (their budget was
+	// not spent), kept so an hour of a run is not lost with Ctrl-C. Their
+	// episodes are in the runs folder too, and the same seeds run again on
+	// the same store replay what they ran.
+	Stopped []Run `json:"stopped,omitempty"`
 }
 
 // Checkpoint is an arm's best so far at virtual second T.
@@ -414,8 +425,13 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	var errs []error
-	finished := 0
+	finished, stopped := 0, 0
 	for _, sl := range all {
+		if sl.err != nil && sl.run.StoppedS > 0 {
+			res.Executed += sl.run.Executed
+			sl.arm.Stopped = append(sl.arm.Stopped, sl.run)
+			stopped++
+		}
 		switch {
 		case sl.skipped:
 			continue
@@ -436,7 +452,11 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if len(errs) > 0 {
 		err := errors.Join(errs...)
-		res.Incomplete = fmt.Sprintf("%d of %d runs finished: %v", finished, len(all), err)
+		res.Incomplete = fmt.Sprintf("%d of %d runs finished", finished, len(all))
+		if stopped > 0 {
+			res.Incomplete += fmt.Sprintf(", %d stopped part way (kept apart, out of the table)", stopped)
+		}
+		res.Incomplete += fmt.Sprintf(": %v", err)
 		return res, err
 	}
 	return res, nil
@@ -598,10 +618,29 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	mem.mu.Unlock()
 	env := clocked{episode.NewGraded(v, []*episode.Prepared{p}, episode.Reward{}, cfg.Settings), v}
 	sum, err := rl.Run(ctx, rc, env, pol, tasks, mem)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		return Run{}, err
 	}
+	// Stopped part way (ctx ended): the run is kept as far as it got, and
+	// returned with the error.
 	r := Run{Seed: seed, Episodes: sum.Completed, Updates: sum.Updates, RealS: time.Since(start).Seconds()}
+	if err != nil {
+		r.StoppedS = max(v.Now().Seconds(), 1e-9) // above 0 even if stopped before the clock moved
+		// Stopped, the learner wrote its episodes up to its last update
+		// (the rest it would redo on a resume): the run is what they hold.
+		r.Episodes = 0
+		for _, e := range mem.EpisodeRecs {
+			if !e.Cancelled {
+				r.Episodes++
+			}
+		}
+		sum.Reused, sum.BestScores = 0, nil
+		for _, e := range mem.EpisodeRecs {
+			if e.Reused && !e.Cancelled {
+				sum.Reused++
+			}
+		}
+	}
 	if b, ok := sum.BestScores[p.Task.Name]; ok {
 		r.Best = &b
 	}
@@ -621,19 +660,23 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		r.LateScratch = &m
 	}
 	r.Steps = stepsOf(mem.EpisodeRecs)
+	if r.StoppedS > 0 && len(r.Steps) > 0 {
+		b := r.Steps[len(r.Steps)-1].Best
+		r.Best = &b
+	}
 	r.First = firstPrograms(mem.EpisodeRecs)
 	// Virtual reuses every repeat of a program within the run, so each
 	// episode not reused is a distinct program.
-	r.Distinct = sum.Completed - sum.Reused
+	r.Distinct = r.Episodes - sum.Reused
 	st := v.Stats()
 	r.Executed, r.FromStore = st.Executed, st.Stored
 	if cfg.RunsDir != "" {
 		dir := filepath.Join(cfg.RunsDir, p.Task.Name, fmt.Sprintf("%s-seed%d", arm, seed))
-		if err := errors.Join(writeJSONL(dir, "episodes.jsonl", mem.EpisodeRecs), writeJSONL(dir, "metrics.jsonl", mem.MetricLines)); err != nil {
-			return r, fmt.Errorf("keeping the run: %w", err)
+		if werr := errors.Join(writeJSONL(dir, "episodes.jsonl", mem.EpisodeRecs), writeJSONL(dir, "metrics.jsonl", mem.MetricLines)); werr != nil {
+			return r, errors.Join(err, fmt.Errorf("keeping the run: %w", werr))
 		}
 	}
-	return r, nil
+	return r, err
 }
 
 // firstPrograms are the programs of recs that started at virtual time zero
@@ -853,6 +896,10 @@ func (r *Result) Print(w io.Writer) {
 			}
 		}
 		for _, a := range arms {
+			if len(a.Runs) == 0 { // all stopped part way (listed below)
+				fmt.Fprintf(w, "  %-18s no run finished\n", a.Arm)
+				continue
+			}
 			vs := ""
 			if base != nil && a.Arm != NoLearn {
 				vs = gap(a.Best, base.Best, a.LowerIsBetter)
@@ -872,7 +919,23 @@ func (r *Result) Print(w io.Writer) {
 			fmt.Fprintf(w, "  seeds differ between arms (merged results; the gaps compare all of each arm's runs): %s\n", note)
 		}
 		printCurve(w, arms, base)
+		printStopped(w, arms, r.Budget)
 		fmt.Fprintln(w)
+	}
+}
+
+// printStopped lists the runs stopped part way, which no number above
+// includes, and how to finish them cheaply.
+func printStopped(w io.Writer, arms []Arm, budget time.Duration) {
+	for _, a := range arms {
+		for _, r := range a.Stopped {
+			best := "none"
+			if r.Best != nil {
+				best = fmt.Sprintf("%.4f", *r.Best)
+			}
+			fmt.Fprintf(w, "  stopped: %s seed %d at %s of %v virtual, best %s, %d episodes (not in the table; the same seed again on the same --cache replays them)\n",
+				a.Arm, r.Seed, vtime(r.StoppedS), budget, best, r.Episodes)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -580,5 +581,78 @@ func TestFirstPrograms(t *testing.T) {
 	})
 	if len(got) != 2 || got[0].DurationS != 4 || got[1].DurationS != 9.5 || got[0].Plan == got[1].Plan || len(got[0].Plan) != 64 {
 		t.Errorf("first programs %+v, want a (4 s) and b (9.5 s) by plan hash", got)
+	}
+}
+
+// A run going when the comparison is stopped (Ctrl-C twenty minutes into a
+// twenty-minute run) is not lost: it comes back with the error, kept apart
+// from the finished runs and out of every mean, with the virtual time it
+// reached, its episodes in the runs folder, and the table names it.
+func TestCompareKeepsStoppedRunsApart(t *testing.T) {
+	_, prep := tinyChurn(t)
+	store, err := episode.NewStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	calls := 0
+	cfg := Config{
+		Tasks: []*episode.Prepared{prep}, Arms: []string{NoLearn}, Seeds: 1, Budget: 10 * time.Minute, Workers: 2, Batch: 4, Parallel: 1,
+		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
+		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+			mu.Lock()
+			if calls++; calls == 20 { // about 50 virtual seconds in
+				cancel()
+			}
+			mu.Unlock()
+			return episode.Execution{Episode: job.ID, Task: job.Task, ExitCode: 1, DurationS: 5, Settings: job.Settings}, nil
+		},
+		Store: store, RunsDir: t.TempDir(),
+	}
+	res, err := Compare(ctx, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want the cancellation", err)
+	}
+	if res == nil || len(res.Arms) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	a := res.Arms[0]
+	if len(a.Runs) != 0 || a.Episodes.N != 0 || len(a.Stopped) != 1 {
+		t.Fatalf("runs %+v, stopped %+v: want one stopped run, none finished", a.Runs, a.Stopped)
+	}
+	r := a.Stopped[0]
+	if r.Seed != 1 || r.StoppedS < 30 || r.StoppedS > 120 || r.Episodes < 10 || r.Episodes > 20 || r.Failures != r.Episodes || res.Executed < r.Episodes {
+		t.Errorf("stopped run %+v (executed %d): want seed 1 stopped about 50 virtual seconds in, its 10-20 failed episodes", r, res.Executed)
+	}
+	eps, _, err := runfolder.ReadJSONL[rl.EpisodeRecord](filepath.Join(cfg.RunsDir, a.Task, "no-learn-seed1", "episodes.jsonl"))
+	done := 0
+	for _, e := range eps {
+		if !e.Cancelled {
+			done++
+		}
+	}
+	if err != nil || done != r.Episodes {
+		t.Errorf("runs folder kept %d completed episodes (%v), want the stopped run's %d", done, err, r.Episodes)
+	}
+	if !strings.Contains(res.Incomplete, "0 of 1 runs finished, 1 stopped part way") {
+		t.Errorf("incomplete %q", res.Incomplete)
+	}
+	var table bytes.Buffer
+	res.Print(&table)
+	if !strings.Contains(table.String(), "no-learn           no run finished") || !strings.Contains(table.String(), "stopped: no-learn seed 1 at ") || !strings.Contains(table.String(), "s of 10m0s virtual, best none, 1") {
+		t.Errorf("table does not name the stopped run:\n%s", table.String())
+	}
+	// Merged with the same seed finished later, both are kept: one in the
+	// table, the other apart.
+	done1 := *res
+	done1.Arms = []Arm{{Task: a.Task, Arm: NoLearn, Runs: []Run{{Seed: 1, Episodes: 99}}}}
+	m, err := Merge([]*Result{res, &done1}, []string{"stopped.json", "again.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Arms) != 1 || len(m.Arms[0].Runs) != 1 || m.Arms[0].Episodes.Mean != 99 || len(m.Arms[0].Stopped) != 1 {
+		t.Errorf("merged %+v", m.Arms)
 	}
 }

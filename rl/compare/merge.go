@@ -84,6 +84,12 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 				m.Runs = append(m.Runs, r)
 				out.Executed += r.Executed
 			}
+			// A stopped run is no finished one: the same seed finished in
+			// another part (run again later) is the usual case, not a clash.
+			for _, r := range a.Stopped {
+				m.Stopped = append(m.Stopped, r)
+				out.Executed += r.Executed
+			}
 		}
 	}
 	out.Cautions = speedCautions(parts, names)
