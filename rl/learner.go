@@ -41,6 +41,12 @@ type Config struct {
 	// setting, not a learning one: the prompting baseline takes it as well.
 	// 0 (DefaultConfig) edits the buffer's solutions only.
 	Lines int
+	// AdaptiveMix replaces ImproveFraction, per task, by the share Mix
+	// gives: improve prompts in proportion to how often lately an improve
+	// episode, against a scratch one, set a new best for the task. A search
+	// setting, as Lines: the prompting baseline takes it as well. Off in
+	// DefaultConfig (the paper's fixed half).
+	AdaptiveMix bool
 	// MaxStaleness is the oldest sample, in policy versions, an update trains
 	// on; older ones are dropped (still counted, still fed to the buffer and
 	// the best solution) and reported as "dropped" in metrics. A negative value
@@ -191,6 +197,7 @@ type learner struct {
 	ranks     Ranks     // valid rewards per task, for UtilityRank
 	durations Durations // every completion's Δt per task, for TimeCharge
 	gains     Gains     // improve episodes and those that beat their parent, for ImproveGain
+	mix       Mix       // new bests per prompt kind, for AdaptiveMix
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -344,7 +351,7 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		cfg: cfg, env: env, pol: pol, sink: sink, log: log,
 		tasks: map[string]*task.Task{}, order: tasks,
 		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize), ranks: Ranks{},
-		durations: Durations{}, gains: Gains{},
+		durations: Durations{}, gains: Gains{}, mix: Mix{},
 		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
@@ -419,7 +426,11 @@ func (l *learner) dispatch(ctx context.Context) error {
 // ImproveFraction (SPEC.md §3) — from scratch while the task has none yet.
 func (l *learner) prompt() Prompt {
 	t := l.order[l.rng.IntN(len(l.order))]
-	if l.rng.Float64() < l.cfg.ImproveFraction {
+	share := l.cfg.ImproveFraction
+	if l.cfg.AdaptiveMix {
+		share = l.mix.ImproveShare(t.Name)
+	}
+	if l.rng.Float64() < share {
 		if parent := l.buffer.Pick(t.Name, l.rng); parent != nil {
 			return Prompt{Kind: episode.Improve, Task: t, Parent: parent}
 		}
@@ -480,13 +491,15 @@ func (l *learner) complete(res episode.Result) {
 		l.gains.Observe(res, j.prompt.Parent.Result)
 	}
 	l.isolation[res.Isolation]++
+	newBest := false
 	if res.Valid {
 		cur := l.best[res.Task]
-		if cur == nil || res.Reward > cur.Result.Reward {
+		if newBest = cur == nil || res.Reward > cur.Result.Reward; newBest {
 			l.best[res.Task] = &Solution{Action: j.action, Result: res}
 			l.bestDirty[res.Task] = Best{Task: res.Task, Code: j.action.Code, Submission: res.Submission, Result: res}
 		}
 	}
+	l.mix.Observe(res.Task, j.prompt.Kind, newBest)
 	l.batch = append(l.batch, j)
 }
 
@@ -875,7 +888,7 @@ func (l *learner) checkpoint() *Checkpoint {
 	ck := &Checkpoint{
 		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
 		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
-		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Best: map[string]StoredSolution{}, RNG: rngState,
+		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Mix: l.mix, Best: map[string]StoredSolution{}, RNG: rngState,
 		Isolation: map[string]int{},
 	}
 	for k, v := range l.isolation {
@@ -954,6 +967,9 @@ func (l *learner) restore(ck *Checkpoint) error {
 	}
 	for k, v := range ck.Gains {
 		l.gains[k] = v
+	}
+	for k, v := range ck.Mix {
+		l.mix[k] = v
 	}
 	for k, s := range ck.Best {
 		l.best[k] = s.solution()

@@ -94,6 +94,9 @@ type Config struct {
 	// Lines is every arm's rl.Config.Lines (a search setting, like Grid);
 	// 0: off.
 	Lines int
+	// AdaptiveMix is every arm's rl.Config.AdaptiveMix (a search setting,
+	// like Lines).
+	AdaptiveMix bool
 	// Parallel is how many runs go at once (default 1).
 	Parallel int
 	// Progress receives one line per finished run and, every ProgressEvery
@@ -256,6 +259,9 @@ type Result struct {
 	// Lines is every arm's rl.Config.Lines; absent: 0 (off), as results
 	// from before it.
 	Lines int `json:"lines,omitempty"`
+	// Mix is every arm's share of improve prompts, rl.MixAdaptive or
+	// absent: the fixed half, as results from before it.
+	Mix string `json:"mix,omitempty"`
 	// Settings are every program's limits (time, memory, instrumentation,
 	// threads): part of what a run's outcomes depend on. Absent (zero) in
 	// results written before they were recorded.
@@ -302,6 +308,9 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("compare: lines %d: must be 0 (off) or more", cfg.Lines)
 	}
 	res.Lines = cfg.Lines
+	if cfg.AdaptiveMix {
+		res.Mix = rl.MixAdaptive
+	}
 	if cfg.InitPolicy != "" { // a folder that does not load fails now, not after the first arms ran
 		probe, err := recipe.NewPolicy([]*task.Task{cfg.Tasks[0].Task}, 1)
 		if err == nil {
@@ -571,6 +580,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	tasks := []*task.Task{p.Task}
 	rc := rl.DefaultConfig()
 	rc.RunID, rc.Batch, rc.Budget, rc.Seed, rc.Lines = arm, cfg.Batch, cfg.Budget, seed, cfg.Lines
+	rc.AdaptiveMix = cfg.AdaptiveMix
 	var pol rl.Policy
 	var err error
 	grid := cmp.Or(cfg.Grid, recipe.GridStandard)
@@ -867,6 +877,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Lines > 0 {
 		extra += fmt.Sprintf(", improve parents from %d more lines", r.Lines)
+	}
+	if r.Mix != "" {
+		extra += ", improve share " + r.Mix
 	}
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)

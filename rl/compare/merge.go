@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlerl/mlerl/grade"
+	"github.com/mlerl/mlerl/rl"
 )
 
 // Merge combines comparisons that ran apart into one result, so that one
@@ -130,6 +131,9 @@ func sameRun(p, q *Result, pName, settingsFrom, qName string) error {
 	}
 	if p.Lines != q.Lines {
 		d = append(d, fmt.Sprintf("lines (%d, %d)", p.Lines, q.Lines))
+	}
+	if p.Mix != q.Mix { // "" is the fixed half, and only it is written so
+		d = append(d, fmt.Sprintf("mix (%s, %s)", cmp.Or(p.Mix, rl.MixHalf), cmp.Or(q.Mix, rl.MixHalf)))
 	}
 	if len(d) > 0 {
 		return fmt.Errorf("merge: %s and %s were not run alike: %s", pName, qName, strings.Join(d, ", "))
