@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,25 +41,32 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 }
 
 // A resume keeps the buffer the run started with: the one run.json records,
-// or, from before it recorded one, the 8 every run then kept; and its
-// --lines (absent: 0, as runs before it).
-func TestResumeKeepsTheBufferAndLines(t *testing.T) {
+// or, from before it recorded one, the 8 every run then kept; its --lines
+// (absent: 0, as runs before it) and its --mix (absent: the fixed half); a
+// mix this binary does not know is refused.
+func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 	for _, tc := range []struct {
 		runJSON            string
 		wantBuf, wantLines int
+		wantMix, refused   string
 	}{
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, 1, 0},
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, 3, 0},
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, 8, 0},
-		{`{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, 1, 2},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, wantBuf: 1},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, wantBuf: 3},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, wantBuf: 8},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, wantBuf: 1, wantLines: 2},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"adaptive"}`, wantBuf: 1, wantMix: "adaptive"},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"greedy"}`, wantBuf: 1, wantMix: "greedy", refused: `mix "greedy": want half or adaptive`},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
-		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.check() != nil {
-			t.Errorf("%s: buffer %d, lines %d (%v, check %v), want %d and %d", tc.runJSON, rc.Buffer, rc.Lines, err, rc.check(), tc.wantBuf, tc.wantLines)
+		checked := rc.check()
+		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix ||
+			(tc.refused == "") != (checked == nil) || checked != nil && !strings.Contains(checked.Error(), tc.refused) {
+			t.Errorf("%s: buffer %d, lines %d, mix %q (%v, check %v), want %d, %d, %q, refused %q",
+				tc.runJSON, rc.Buffer, rc.Lines, rc.Mix, err, checked, tc.wantBuf, tc.wantLines, tc.wantMix, tc.refused)
 		}
 	}
 }
@@ -111,5 +119,24 @@ func TestWaitForWorkersGivesUp(t *testing.T) {
 	}
 	if n := strings.Count(out, "waiting for executors"); n != 1 {
 		t.Errorf("the wait was announced %d times in 4.5 s, want once:\n%s", n, out)
+	}
+}
+
+// --mix reaches run.json as the run's setting: adaptive by name, the fixed
+// half as absent (as runs from before the flag, which resume with it).
+func TestMixFlagInRunConfig(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{{"adaptive", "adaptive"}, {"half", ""}} {
+		fs := flag.NewFlagSet("train", flag.ContinueOnError)
+		var lf learnFlags
+		lf.register(fs)
+		if err := fs.Parse([]string{"--mix", tc.arg}); err != nil {
+			t.Fatal(err)
+		}
+		var rc runConfig
+		lf.apply(&rc)
+		raw, err := json.Marshal(rc)
+		if err != nil || rc.Mix != tc.want || (tc.want == "") == strings.Contains(string(raw), `"mix"`) {
+			t.Errorf("--mix %s: run config mix %q, JSON %s (%v); want %q", tc.arg, rc.Mix, raw, err, tc.want)
+		}
 	}
 }

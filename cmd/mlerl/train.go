@@ -56,7 +56,10 @@ type runConfig struct {
 	// every run kept rl.PaperBuffer and resumes with that, as it started.
 	Buffer int `json:"buffer,omitempty"`
 	// Lines is rl.Config.Lines; absent is 0 (off), as runs before it.
-	Lines      int           `json:"lines,omitempty"`
+	Lines int `json:"lines,omitempty"`
+	// Mix is the share of improve prompts, rl.MixAdaptive, or absent: the
+	// fixed half, as runs before it.
+	Mix        string        `json:"mix,omitempty"`
 	Seed       uint64        `json:"seed"`
 	Instrument string        `json:"instrument"`
 	Timeout    time.Duration `json:"timeout_ns"`
@@ -234,6 +237,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --batch must be at least 1")
 	case rc.Lines < 0:
 		return usageErrorf("train: --lines %d: must be 0 (off) or more", rc.Lines)
+	case rc.Mix != "" && checkMix(rc.Mix) != nil:
+		return usageErrorf("train: --mix: %v", checkMix(rc.Mix))
 	case rc.Buffer < 1:
 		return usageErrorf("train: --buffer must be at least 1")
 	case rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite) != nil:
@@ -256,6 +261,11 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --grid needs the recipe policy, whose plans take the grid's values (--policy %s writes its own)", rc.Policy)
 	}
 	return nil
+}
+
+func checkMix(s string) error {
+	_, err := rl.ParseMix(s)
+	return err
 }
 
 // trainRun is one invocation of train: the run's settings (saved in
@@ -297,6 +307,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
 	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
 	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines = rc.DecisionCredit, rc.Buffer, rc.Lines
+	cfg.AdaptiveMix = rc.Mix == rl.MixAdaptive
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
@@ -440,7 +451,7 @@ func (s rankSink) Summary(sum rl.Summary) error {
 // run.json from before they existed.
 type learnFlags struct {
 	durationAware, decisionCredit bool
-	utility, improveCredit        string
+	utility, improveCredit, mix   string
 	timeCharge, elite, editFloor  float64
 	buffer, lines                 int
 }
@@ -454,6 +465,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
 	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (recipe policy; a search setting: --no-learn takes it too; 0: off)")
+	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
@@ -461,5 +473,8 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 func (f *learnFlags) apply(rc *runConfig) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
-	rc.Lines = f.lines
+	rc.Lines, rc.Mix = f.lines, f.mix
+	if f.mix == rl.MixHalf {
+		rc.Mix = "" // run.json keeps the fixed half as absent, as runs before it
+	}
 }
