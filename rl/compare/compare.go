@@ -634,25 +634,23 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	// Stopped part way (ctx ended): the run is kept as far as it got, and
 	// returned with the error.
 	r := Run{Seed: seed, Episodes: sum.Completed, Updates: sum.Updates, RealS: time.Since(start).Seconds()}
+	reused := sum.Reused
+	if b, ok := sum.BestScores[p.Task.Name]; ok {
+		r.Best = &b
+	}
 	if err != nil {
+		// Stopped, the learner had written its episodes up to its last
+		// update (the rest a resume would redo): the run is what they hold.
 		r.StoppedS = max(v.Now().Seconds(), 1e-9) // above 0 even if stopped before the clock moved
-		// Stopped, the learner wrote its episodes up to its last update
-		// (the rest it would redo on a resume): the run is what they hold.
-		r.Episodes = 0
+		r.Episodes, reused, r.Best = 0, 0, nil
 		for _, e := range mem.EpisodeRecs {
 			if !e.Cancelled {
 				r.Episodes++
 			}
-		}
-		sum.Reused, sum.BestScores = 0, nil
-		for _, e := range mem.EpisodeRecs {
 			if e.Reused && !e.Cancelled {
-				sum.Reused++
+				reused++
 			}
 		}
-	}
-	if b, ok := sum.BestScores[p.Task.Name]; ok {
-		r.Best = &b
 	}
 	var late []float64
 	for _, e := range mem.EpisodeRecs {
@@ -671,13 +669,13 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	}
 	r.Steps = stepsOf(mem.EpisodeRecs)
 	if r.StoppedS > 0 && len(r.Steps) > 0 {
-		b := r.Steps[len(r.Steps)-1].Best
+		b := r.Steps[len(r.Steps)-1].Best // the best of the episodes written
 		r.Best = &b
 	}
 	r.First = firstPrograms(mem.EpisodeRecs)
 	// Virtual reuses every repeat of a program within the run, so each
 	// episode not reused is a distinct program.
-	r.Distinct = r.Episodes - sum.Reused
+	r.Distinct = r.Episodes - reused
 	st := v.Stats()
 	r.Executed, r.FromStore = st.Executed, st.Stored
 	if cfg.RunsDir != "" {

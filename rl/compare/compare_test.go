@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -587,10 +589,17 @@ func TestFirstPrograms(t *testing.T) {
 // A run going when the comparison is stopped (Ctrl-C twenty minutes into a
 // twenty-minute run) is not lost: it comes back with the error, kept apart
 // from the finished runs and out of every mean, with the virtual time it
-// reached, its episodes in the runs folder, and the table names it.
+// reached, its episodes in the runs folder and their best, and the table
+// names it.
 func TestCompareKeepsStoppedRunsApart(t *testing.T) {
-	_, prep := tinyChurn(t)
+	tk, prep := tinyChurn(t)
 	store, err := episode.NewStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every fifth program writes the sample submission (a valid one), the
+	// rest fail.
+	sample, err := os.ReadFile(filepath.Join(tk.PublicDir(), "sample_submission.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,10 +612,15 @@ func TestCompareKeepsStoppedRunsApart(t *testing.T) {
 		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
 		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
 			mu.Lock()
-			if calls++; calls == 20 { // about 50 virtual seconds in
+			calls++
+			n := calls
+			if n == 20 { // about 50 virtual seconds in
 				cancel()
 			}
 			mu.Unlock()
+			if n%5 == 1 {
+				return episode.Execution{Episode: job.ID, Task: job.Task, DurationS: 5, Settings: job.Settings, Wrote: true, Submission: sample}, nil
+			}
 			return episode.Execution{Episode: job.ID, Task: job.Task, ExitCode: 1, DurationS: 5, Settings: job.Settings}, nil
 		},
 		Store: store, RunsDir: t.TempDir(),
@@ -623,26 +637,34 @@ func TestCompareKeepsStoppedRunsApart(t *testing.T) {
 		t.Fatalf("runs %+v, stopped %+v: want one stopped run, none finished", a.Runs, a.Stopped)
 	}
 	r := a.Stopped[0]
-	if r.Seed != 1 || r.StoppedS < 30 || r.StoppedS > 120 || r.Episodes < 10 || r.Episodes > 20 || r.Failures != r.Episodes || res.Executed < r.Episodes {
-		t.Errorf("stopped run %+v (executed %d): want seed 1 stopped about 50 virtual seconds in, its 10-20 failed episodes", r, res.Executed)
-	}
 	eps, _, err := runfolder.ReadJSONL[rl.EpisodeRecord](filepath.Join(cfg.RunsDir, a.Task, "no-learn-seed1", "episodes.jsonl"))
-	done := 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, valid := 0, 0
 	for _, e := range eps {
 		if !e.Cancelled {
 			done++
+			if e.Valid {
+				valid++
+			}
 		}
 	}
-	if err != nil || done != r.Episodes {
-		t.Errorf("runs folder kept %d completed episodes (%v), want the stopped run's %d", done, err, r.Episodes)
+	if done != r.Episodes {
+		t.Errorf("runs folder kept %d completed episodes, want the stopped run's %d", done, r.Episodes)
+	}
+	if r.Seed != 1 || r.StoppedS < 30 || r.StoppedS > 120 || r.Episodes < 10 || r.Episodes > 20 || r.Failures != r.Episodes-valid || valid == 0 ||
+		r.Best == nil || len(r.Steps) == 0 || *r.Best != r.Steps[len(r.Steps)-1].Best || res.Executed < r.Episodes {
+		t.Fatalf("stopped run %+v (executed %d, %d valid): want seed 1 stopped about 50 virtual seconds in, its 10-20 episodes, the valid ones' best", r, res.Executed, valid)
 	}
 	if !strings.Contains(res.Incomplete, "0 of 1 runs finished, 1 stopped part way") {
 		t.Errorf("incomplete %q", res.Incomplete)
 	}
 	var table bytes.Buffer
 	res.Print(&table)
-	if !strings.Contains(table.String(), "no-learn           no run finished") || !strings.Contains(table.String(), "stopped: no-learn seed 1 at ") || !strings.Contains(table.String(), "s of 10m0s virtual, best none, 1") {
-		t.Errorf("table does not name the stopped run:\n%s", table.String())
+	if want := fmt.Sprintf("s of 10m0s virtual, best %.4f, %d episodes", *r.Best, r.Episodes); !strings.Contains(table.String(), "no-learn           no run finished") ||
+		!strings.Contains(table.String(), "stopped: no-learn seed 1 at ") || !strings.Contains(table.String(), want) {
+		t.Errorf("table does not name the stopped run (%q):\n%s", want, table.String())
 	}
 	// Merged with the same seed finished later, both are kept: one in the
 	// table, the other apart.
