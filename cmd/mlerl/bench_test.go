@@ -279,6 +279,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.5415 ± 0.0224 (+1.5 SE)", "0.5250 ± 0.0107 (+1.6 SE)", // RL at 10 and 15 minutes
 			"rl-duration-aware  6m38s, 10m1s, 8m31s", "no-learn           19m37s, 12m50s, 7m30s",
 		}},
+		// --mix adaptive (every arm), both arms in one process.
+		{"poll-adjustment with the adaptive mix at 20 minutes", results("poll-20m-wide-7cee417-mix"), []string{
+			"improve share adaptive", ", wide grid,", "4085 programs really run", "0.5105 ± 0.0350", "0.5187 ± 0.0171", "+0.0082 (+0.2 SE)",
+			"0.5326 ± 0.0273 (+0.2 SE)", "0.5235 ± 0.0287 (-0.1 SE)", // RL at 10 and 15 minutes
+			"rl-duration-aware  4m45s, 15m44s, 6m38s", "no-learn           15m15s, 10m22s, 8m19s",
+		}},
+		{"hpc-job-class with the adaptive mix at 4 minutes", results("hpc-4m-7cee417-mix"), []string{
+			"improve share adaptive", "331 programs really run", "0.8853 ± 0.0017", "0.8855 ± 0.0017", "-0.0001 (-0.1 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
@@ -358,6 +367,8 @@ func TestBenchMergeResults(t *testing.T) {
 		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl", "hpc-4m-fbc2612-rl")}, 1, "different improve credit (gain, absolute)"},
 		// Lines are every arm's search: no part merges across them.
 		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl") + "@no-learn," + results("hpc-4m-9e3f51b-lines2") + "@rl-duration-aware"}, 1, "lines (0, 2)"},
+		// So is the mix.
+		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl") + "@no-learn," + results("hpc-4m-7cee417-mix") + "@rl-duration-aware"}, 1, "mix (half, adaptive)"},
 		{[]string{"--merge", results("hpc-4m-fbc2612-gain-nl") + "@nolearn," + results("hpc-4m-fbc2612-rl")}, 1, `no arm "nolearn" in it (it has rl-duration-aware, no-learn)`},
 	} {
 		stdout.Reset()
