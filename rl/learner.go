@@ -499,7 +499,9 @@ func (l *learner) complete(res episode.Result) {
 			l.bestDirty[res.Task] = Best{Task: res.Task, Code: j.action.Code, Submission: res.Submission, Result: res}
 		}
 	}
-	l.mix.Observe(res.Task, j.prompt.Kind, newBest)
+	if l.cfg.AdaptiveMix { // nothing to keep, or checkpoint, without it
+		l.mix.Observe(res.Task, j.prompt.Kind, newBest)
+	}
 	l.batch = append(l.batch, j)
 }
 

@@ -98,8 +98,8 @@ func (c *climbing) Next(context.Context) (episode.Result, error) {
 func (c *climbing) Now() time.Duration { return c.now }
 
 // With AdaptiveMix a run whose new bests come from edits gives most of its
-// late prompts to edits (the fixed half without it), checkpoints the counts,
-// and a resume continues from them.
+// late prompts to edits (the fixed half without it, and no counts kept),
+// checkpoints the counts, and a resume continues from them.
 func TestAdaptiveMixInRun(t *testing.T) {
 	for _, adaptive := range []bool{false, true} {
 		cfg := testConfig()
@@ -122,6 +122,9 @@ func TestAdaptiveMixInRun(t *testing.T) {
 			t.Errorf("adaptive %v: %.3f of the last 300 prompts improve", adaptive, share)
 		}
 		if !adaptive {
+			if len(sink.LastCK.Mix) != 0 {
+				t.Errorf("without the adaptive mix the checkpoint keeps mix counts %+v", sink.LastCK.Mix)
+			}
 			continue
 		}
 		ck := sink.LastCK

@@ -631,32 +631,28 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	if err != nil && ctx.Err() == nil {
 		return Run{}, err
 	}
-	// Stopped part way (ctx ended): the run is kept as far as it got, and
-	// returned with the error.
-	r := Run{Seed: seed, Episodes: sum.Completed, Updates: sum.Updates, RealS: time.Since(start).Seconds()}
-	reused := sum.Reused
-	if b, ok := sum.BestScores[p.Task.Name]; ok {
-		r.Best = &b
-	}
+	// Stopped part way (ctx ended), the run is kept as far as it got and
+	// returned with the error. Its counts and best are read from the
+	// episodes the learner wrote, a finished run's as a stopped one's: a
+	// stopped learner has written them up to its last update (the rest a
+	// resume would redo), a finished one all it completed.
+	r := Run{Seed: seed, Updates: sum.Updates, RealS: time.Since(start).Seconds()}
 	if err != nil {
-		// Stopped, the learner had written its episodes up to its last
-		// update (the rest a resume would redo): the run is what they hold.
 		r.StoppedS = max(v.Now().Seconds(), 1e-9) // above 0 even if stopped before the clock moved
-		r.Episodes, reused, r.Best = 0, 0, nil
-		for _, e := range mem.EpisodeRecs {
-			if !e.Cancelled {
-				r.Episodes++
-			}
-			if e.Reused && !e.Cancelled {
-				reused++
-			}
-		}
 	}
 	var late []float64
+	reused := 0
 	for _, e := range mem.EpisodeRecs {
 		// Episodes still running at the end are recorded cancelled: no
 		// result, not a failure.
-		if !e.Valid && !e.Cancelled {
+		if e.Cancelled {
+			continue
+		}
+		r.Episodes++
+		if e.Reused {
+			reused++
+		}
+		if !e.Valid {
 			r.Failures++
 		}
 		if e.Valid && e.Score != nil && e.Kind == episode.Scratch && e.DoneS >= 0.75*cfg.Budget.Seconds() {
@@ -668,8 +664,8 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		r.LateScratch = &m
 	}
 	r.Steps = stepsOf(mem.EpisodeRecs)
-	if r.StoppedS > 0 && len(r.Steps) > 0 {
-		b := r.Steps[len(r.Steps)-1].Best // the best of the episodes written
+	if len(r.Steps) > 0 {
+		b := r.Steps[len(r.Steps)-1].Best
 		r.Best = &b
 	}
 	r.First = firstPrograms(mem.EpisodeRecs)
