@@ -47,6 +47,12 @@ type Config struct {
 	// setting, as Lines: the prompting baseline takes it as well. Off in
 	// DefaultConfig (the paper's fixed half).
 	AdaptiveMix bool
+	// WidenAfter, when above 0, has a task's improve prompts ask the policy
+	// to mix its prior into the walk (Prompt.Widen) once WidenAfter episodes
+	// of the task have completed without a new best, all of it after
+	// 3·WidenAfter (WidenShare). A learning setting: the prompting
+	// baseline's walk is the prior already. 0 (DefaultConfig) is off.
+	WidenAfter int
 	// MaxStaleness is the oldest sample, in policy versions, an update trains
 	// on; older ones are dropped (still counted, still fed to the buffer and
 	// the best solution) and reported as "dropped" in metrics. A negative value
@@ -160,6 +166,8 @@ func (c Config) check() error {
 		return fmt.Errorf("buffer size %d: must be at least 1", c.BufferSize)
 	case c.Lines < 0:
 		return fmt.Errorf("lines %d: must be 0 (off) or more", c.Lines)
+	case CheckWidenAfter(c.WidenAfter) != nil:
+		return CheckWidenAfter(c.WidenAfter)
 	case CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite) != nil:
 		return CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
@@ -198,6 +206,7 @@ type learner struct {
 	durations Durations // every completion's Δt per task, for TimeCharge
 	gains     Gains     // improve episodes and those that beat their parent, for ImproveGain
 	mix       Mix       // new bests per prompt kind, for AdaptiveMix
+	stalls    Stalls    // episodes since each task's last new best, for WidenAfter
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -351,7 +360,7 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		cfg: cfg, env: env, pol: pol, sink: sink, log: log,
 		tasks: map[string]*task.Task{}, order: tasks,
 		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize), ranks: Ranks{},
-		durations: Durations{}, gains: Gains{}, mix: Mix{},
+		durations: Durations{}, gains: Gains{}, mix: Mix{}, stalls: Stalls{},
 		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
@@ -424,6 +433,8 @@ func (l *learner) dispatch(ctx context.Context) error {
 
 // prompt draws a task, then improves a buffered solution with probability
 // ImproveFraction (SPEC.md §3) — from scratch while the task has none yet.
+// An improve prompt carries how far its walk should widen toward the prior
+// (WidenAfter).
 func (l *learner) prompt() Prompt {
 	t := l.order[l.rng.IntN(len(l.order))]
 	share := l.cfg.ImproveFraction
@@ -432,7 +443,7 @@ func (l *learner) prompt() Prompt {
 	}
 	if l.rng.Float64() < share {
 		if parent := l.buffer.Pick(t.Name, l.rng); parent != nil {
-			return Prompt{Kind: episode.Improve, Task: t, Parent: parent}
+			return Prompt{Kind: episode.Improve, Task: t, Parent: parent, Widen: WidenShare(l.stalls[t.Name], l.cfg.WidenAfter)}
 		}
 	}
 	return Prompt{Kind: episode.Scratch, Task: t}
@@ -501,6 +512,9 @@ func (l *learner) complete(res episode.Result) {
 	}
 	if l.cfg.AdaptiveMix { // nothing to keep, or checkpoint, without it
 		l.mix.Observe(res.Task, j.prompt.Kind, newBest)
+	}
+	if l.cfg.WidenAfter > 0 {
+		l.stalls.Observe(res.Task, newBest)
 	}
 	l.batch = append(l.batch, j)
 }
@@ -890,7 +904,7 @@ func (l *learner) checkpoint() *Checkpoint {
 	ck := &Checkpoint{
 		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
 		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
-		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Mix: l.mix, Best: map[string]StoredSolution{}, RNG: rngState,
+		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Mix: l.mix, Stalls: l.stalls, Best: map[string]StoredSolution{}, RNG: rngState,
 		Isolation: map[string]int{},
 	}
 	for k, v := range l.isolation {
@@ -972,6 +986,9 @@ func (l *learner) restore(ck *Checkpoint) error {
 	}
 	for k, v := range ck.Mix {
 		l.mix[k] = v
+	}
+	for k, v := range ck.Stalls {
+		l.stalls[k] = v
 	}
 	for k, s := range ck.Best {
 		l.best[k] = s.solution()

@@ -30,6 +30,11 @@ type Prompt struct {
 	Kind   episode.Kind
 	Task   *task.Task
 	Parent *Solution
+	// Widen, in [0, 1], is the share of its prior the policy should mix
+	// into an improve walk's decisions: the task's best has not moved for a
+	// while (Config.WidenAfter, Stalls). 0 is the policy's own walk. A
+	// policy without a separate prior (a language model) ignores it.
+	Widen float64
 }
 
 // Solution is a previous attempt and how it fared, shown to improve prompts.

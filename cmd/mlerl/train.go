@@ -59,7 +59,10 @@ type runConfig struct {
 	Lines int `json:"lines,omitempty"`
 	// Mix is the share of improve prompts, rl.MixAdaptive, or absent: the
 	// fixed half, as runs before it.
-	Mix        string        `json:"mix,omitempty"`
+	Mix string `json:"mix,omitempty"`
+	// WidenAfter is rl.Config.WidenAfter; absent is 0 (off), as runs
+	// before it.
+	WidenAfter int           `json:"widen_after,omitempty"`
 	Seed       uint64        `json:"seed"`
 	Instrument string        `json:"instrument"`
 	Timeout    time.Duration `json:"timeout_ns"`
@@ -251,6 +254,10 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --edit-floor: %v", recipe.CheckEditFloor(rc.EditFloor))
 	case rc.EditFloor != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --edit-floor needs the recipe policy, whose improve walks it floors (--policy %s has none)", rc.Policy)
+	case rl.CheckWidenAfter(rc.WidenAfter) != nil:
+		return usageErrorf("train: --widen: %v", rl.CheckWidenAfter(rc.WidenAfter))
+	case rc.WidenAfter != 0 && rc.Policy != "recipe":
+		return usageErrorf("train: --widen needs the recipe policy, whose improve walks it widens toward its prior (--policy %s has no separate prior)", rc.Policy)
 	case rc.Lines != 0 && rc.Policy != "recipe":
 		// A language model's programs name no model family to keep a
 		// line by: every line would be empty and the flag change nothing.
@@ -308,6 +315,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
 	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines = rc.DecisionCredit, rc.Buffer, rc.Lines
 	cfg.AdaptiveMix = rc.Mix == rl.MixAdaptive
+	cfg.WidenAfter = rc.WidenAfter
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
@@ -453,7 +461,7 @@ type learnFlags struct {
 	durationAware, decisionCredit bool
 	utility, improveCredit, mix   string
 	timeCharge, elite, editFloor  float64
-	buffer, lines                 int
+	buffer, lines, widen          int
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -467,13 +475,14 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (recipe policy; a search setting: --no-learn takes it too; 0: off)")
 	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
+	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
 
 func (f *learnFlags) apply(rc *runConfig) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
-	rc.Lines, rc.Mix = f.lines, f.mix
+	rc.Lines, rc.Mix, rc.WidenAfter = f.lines, f.mix, f.widen
 	if f.mix == rl.MixHalf {
 		rc.Mix = "" // run.json keeps the fixed half as absent, as runs before it
 	}

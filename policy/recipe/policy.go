@@ -187,7 +187,14 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	}
 	c := choicenet.Context{Features: prof.Features(), Parent: m.Parent, ParentReward: m.ParentReward}
 	prefs := p.prefs[pr.Task.Name]
-	w, steps, logps, err := p.draw(prof, c, prefs, parentPlan, p.tried[pr.Task.Name])
+	widen := 0.0
+	if parentPlan != nil {
+		widen = pr.Widen
+	}
+	if !(widen >= 0 && widen <= 1) {
+		return rl.Action{}, fmt.Errorf("recipe policy: widen %v is not a share in [0, 1]", pr.Widen)
+	}
+	w, steps, logps, err := p.draw(prof, c, prefs, parentPlan, widen, p.tried[pr.Task.Name])
 	if err != nil {
 		return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 	}
@@ -248,7 +255,7 @@ func creditGroups(steps []choicenet.Step, plan *Plan) []string {
 // sample may be stale, and the clip bounds it either way. When every draw
 // repeats something, a plan that is not the parent is still better than the
 // parent: the first such draw is kept.
-func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, parentPlan *Plan, seen map[string]bool) (w *Walker, steps []choicenet.Step, logps []float64, err error) {
+func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, parentPlan *Plan, widen float64, seen map[string]bool) (w *Walker, steps []choicenet.Step, logps []float64, err error) {
 	type draw struct {
 		w     *Walker
 		steps []choicenet.Step
@@ -257,7 +264,7 @@ func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, par
 	var notParent *draw
 	for attempt := 0; ; attempt++ {
 		w = NewWalker(prof, parentPlan)
-		if steps, logps, err = p.walk(w, c, prefs, parentPlan); err != nil {
+		if steps, logps, err = p.walk(w, c, prefs, parentPlan, widen); err != nil {
 			return nil, nil, nil, err
 		}
 		key := w.Plan().Key()
@@ -291,7 +298,12 @@ const maxRedraws = 64
 // prior is toward the parent's own value, so an improvement is a local edit
 // of a good plan (most decisions kept, a few changed) rather than a pull back
 // to Default, which would undo what made the parent good.
-func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent *Plan) ([]choicenet.Step, []float64, error) {
+//
+// widen (rl.Prompt.Widen, improve walks only) floors every decision at that
+// share of the prior, the edit floor's mechanism over the whole walk: at 1
+// the walk is the prior's, the prompting baseline's edit of the same parent.
+// Its PPO ratio is the mixture's, as the edit floor's.
+func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent *Plan, widen float64) ([]choicenet.Step, []float64, error) {
 	var steps []choicenet.Step
 	var logps []float64
 	for d, ok := w.Next(); ok; d, ok = w.Next() {
@@ -307,6 +319,7 @@ func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent 
 		default:
 			step.Hint = 1 + prefs.option(d)
 		}
+		step.Floor = max(step.Floor, widen)
 		i, lp := p.net.ChooseStep(c, steps, step, p.temperature, p.rng)
 		if i < 0 {
 			// The net's input check failed: a profile or plan the net was not

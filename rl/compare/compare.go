@@ -83,6 +83,9 @@ type Config struct {
 	DecisionCredit bool
 	// EditFloor is the RL arms' recipe.Policy.SetEditFloor, as given (0: off).
 	EditFloor float64
+	// WidenAfter is the RL arms' rl.Config.WidenAfter, as given (0: off).
+	// A learning setting: the prompting baseline's walks are the prior's.
+	WidenAfter int
 	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
@@ -251,8 +254,11 @@ type Result struct {
 	// EditFloor is the RL arms' edit floor (recipe.Policy.SetEditFloor);
 	// absent: 0, as results from before it.
 	EditFloor float64 `json:"rl_edit_floor,omitempty"`
-	Init      string  `json:"rl_init_policy,omitempty"`
-	Buffer    int     `json:"rl_buffer"`
+	// WidenAfter is the RL arms' rl.Config.WidenAfter; absent: 0 (off), as
+	// results from before it.
+	WidenAfter int    `json:"rl_widen_after,omitempty"`
+	Init       string `json:"rl_init_policy,omitempty"`
+	Buffer     int    `json:"rl_buffer"`
 	// Grid is every arm's grid of hyperparameter values; absent: the
 	// standard one (results from before it was a choice).
 	Grid string `json:"grid,omitempty"`
@@ -294,8 +300,8 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	def := rl.DefaultConfig()
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
-	res.Init, res.Decision, res.EditFloor = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor
-	if err := recipe.CheckEditFloor(cfg.EditFloor); err != nil {
+	res.Init, res.Decision, res.EditFloor, res.WidenAfter = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor, cfg.WidenAfter
+	if err := errors.Join(recipe.CheckEditFloor(cfg.EditFloor), rl.CheckWidenAfter(cfg.WidenAfter)); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	if err := recipe.CheckGrid(cmp.Or(cfg.Grid, recipe.GridStandard)); err != nil {
@@ -589,7 +595,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		rc.DurationAware = arm == DurationAware
 		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
 		rc.ImproveCredit, rc.TimeCharge, rc.Elite = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge, cfg.Elite
-		rc.DecisionCredit = cfg.DecisionCredit
+		rc.DecisionCredit, rc.WidenAfter = cfg.DecisionCredit, cfg.WidenAfter
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
@@ -844,6 +850,14 @@ func floorNote(f float64) string {
 	return fmt.Sprintf(", edit floor %g", f)
 }
 
+// widenNote says when the RL arms' improve walks widen (rl.Config.WidenAfter).
+func widenNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", edits widen toward the prior after %d episodes without a new best", n)
+}
+
 // initNote names the run the RL arms started from, if any.
 func initNote(dir string) string {
 	if dir == "" {
@@ -882,7 +896,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor), initNote(r.Init), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter), initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {
