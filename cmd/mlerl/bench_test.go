@@ -100,6 +100,9 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--lines", "-2"}, "--lines -2: must be 0 (off) or more"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--mix", "most"}, `--mix: mix "most": want half or adaptive`},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--mix", "most"}, `--mix: mix "most": want half or adaptive`},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--widen", "-1"}, "--widen: widen after -1 episodes: want 0 (off) or more"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--widen", "64"}, "--widen needs the recipe policy"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--widen", "-64"}, "--widen: widen after -64 episodes"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {

@@ -42,13 +42,14 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 
 // A resume keeps the buffer the run started with: the one run.json records,
 // or, from before it recorded one, the 8 every run then kept; its --lines
-// (absent: 0, as runs before it) and its --mix (absent: the fixed half); a
-// mix this binary does not know is refused.
+// (absent: 0, as runs before it), its --mix (absent: the fixed half) and its
+// --widen (absent: off); a mix this binary does not know, or a negative
+// wait, is refused.
 func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 	for _, tc := range []struct {
-		runJSON            string
-		wantBuf, wantLines int
-		wantMix, refused   string
+		runJSON                       string
+		wantBuf, wantLines, wantWiden int
+		wantMix, refused              string
 	}{
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, wantBuf: 1},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, wantBuf: 3},
@@ -56,6 +57,8 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, wantBuf: 1, wantLines: 2},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"adaptive"}`, wantBuf: 1, wantMix: "adaptive"},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"greedy"}`, wantBuf: 1, wantMix: "greedy", refused: `mix "greedy": want half or adaptive`},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"widen_after":64}`, wantBuf: 1, wantWiden: 64},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"widen_after":-2}`, wantBuf: 1, wantWiden: -2, refused: "--widen: widen after -2 episodes"},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
@@ -63,7 +66,7 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		}
 		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
 		checked := rc.check()
-		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix ||
+		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix || rc.WidenAfter != tc.wantWiden ||
 			(tc.refused == "") != (checked == nil) || checked != nil && !strings.Contains(checked.Error(), tc.refused) {
 			t.Errorf("%s: buffer %d, lines %d, mix %q (%v, check %v), want %d, %d, %q, refused %q",
 				tc.runJSON, rc.Buffer, rc.Lines, rc.Mix, err, checked, tc.wantBuf, tc.wantLines, tc.wantMix, tc.refused)
@@ -122,9 +125,21 @@ func TestWaitForWorkersGivesUp(t *testing.T) {
 	}
 }
 
-// --mix reaches run.json as the run's setting: adaptive by name, the fixed
-// half as absent (as runs from before the flag, which resume with it).
-func TestMixFlagInRunConfig(t *testing.T) {
+// --mix and --widen reach run.json as the run's settings: adaptive by name,
+// the fixed half as absent (as runs from before the flag, which resume with
+// it); the wait by its number.
+func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	var lf learnFlags
+	lf.register(fs)
+	if err := fs.Parse([]string{"--widen", "64"}); err != nil {
+		t.Fatal(err)
+	}
+	var rc runConfig
+	lf.apply(&rc)
+	if raw, err := json.Marshal(rc); err != nil || rc.WidenAfter != 64 || !strings.Contains(string(raw), `"widen_after":64`) {
+		t.Errorf("--widen 64: run config %d, JSON %s (%v)", rc.WidenAfter, raw, err)
+	}
 	for _, tc := range []struct{ arg, want string }{{"adaptive", "adaptive"}, {"half", ""}} {
 		fs := flag.NewFlagSet("train", flag.ContinueOnError)
 		var lf learnFlags

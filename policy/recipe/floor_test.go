@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/rl"
 )
 
@@ -52,22 +53,7 @@ func TestEditFloorKeepsFamilySwitches(t *testing.T) {
 		}
 		for range 20 {
 			acts, _ := sample()
-			samples := make([]rl.Sample, len(acts))
-			for i, a := range acts {
-				m := actionMeta(t, a)
-				adv := 0.0
-				switch {
-				case m.Plan.Get("model.family") != "xgboost":
-					adv = -1
-				case m.Plan.Get("features.categorical") != parentPlan.Get("features.categorical") ||
-					m.Plan.Get("features.scaling") != parentPlan.Get("features.scaling"):
-					adv = 1
-				}
-				samples[i] = rl.Sample{Prompt: prompts[i], Action: a, Advantage: adv, Weight: 1}
-			}
-			if _, err := p.Update(context.Background(), samples); err != nil {
-				t.Fatal(err)
-			}
+			learnToKeepFamily(t, p, prompts, acts, parentPlan)
 		}
 		total := 0
 		for range 10 {
@@ -83,6 +69,110 @@ func TestEditFloorKeepsFamilySwitches(t *testing.T) {
 	}
 	if floored < 0.05 || floored < 3*free {
 		t.Errorf("with edit floor 0.5 only %.3f of the edits switch family (no floor: %.3f)", floored, free)
+	}
+}
+
+// learnToKeepFamily takes one update that credits acts as poll-adjustment's
+// early edits were: an edit of the features pays, a family switch does not.
+func learnToKeepFamily(t *testing.T, p *Policy, prompts []rl.Prompt, acts []rl.Action, parentPlan *Plan) {
+	t.Helper()
+	samples := make([]rl.Sample, len(acts))
+	for i, a := range acts {
+		m := actionMeta(t, a)
+		adv := 0.0
+		switch {
+		case m.Plan.Get("model.family") != parentPlan.Get("model.family"):
+			adv = -1
+		case m.Plan.Get("features.categorical") != parentPlan.Get("features.categorical") ||
+			m.Plan.Get("features.scaling") != parentPlan.Get("features.scaling"):
+			adv = 1
+		}
+		samples[i] = rl.Sample{Prompt: prompts[i], Action: a, Advantage: adv, Weight: 1}
+	}
+	if _, err := p.Update(context.Background(), samples); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A stalled task's improve prompts carry rl.Prompt.Widen: the walk takes that
+// share of the prior at every decision. After the updates that taught the
+// policy to keep the family, an edit with Widen 1 switches family as often
+// as the untrained prior's edits do, one with Widen 0 hardly ever, and one
+// with Widen 0.5 in between; every step records the share it was drawn
+// with, so an update re-scores it as drawn. A scratch prompt is not
+// widened, and a Widen that is not a share is an error.
+func TestWidenReturnsEditsToThePrior(t *testing.T) {
+	p, tk := fixturePolicy(t, "tiny-churn", 9)
+	prof := p.profiles[tk.Name]
+	parentPlan := withChoices(t, prof, map[string]string{"model.family": "xgboost"})
+	prompts := improvePrompts(t, tk, parentPlan, 16)
+	switches := func(widen float64, rounds int) (float64, []rl.Action) {
+		ps := make([]rl.Prompt, len(prompts))
+		for i, pr := range prompts {
+			pr.Widen = widen
+			ps[i] = pr
+		}
+		n, total := 0, 0
+		var last []rl.Action
+		for range rounds {
+			p.tried[tk.Name] = map[string]bool{} // every batch may write any plan again
+			acts, err := p.Sample(context.Background(), ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range acts {
+				m := actionMeta(t, a)
+				for _, s := range m.Steps {
+					if s.Floor != widen {
+						t.Fatalf("widen %v: decision %s has floor %v: every step of the walk takes the share", widen, DecisionNames()[s.Decision], s.Floor)
+					}
+				}
+				if m.Plan.Get("model.family") != "xgboost" {
+					n++
+				}
+				total++
+			}
+			last = acts
+		}
+		return float64(n) / float64(total), last
+	}
+	prior, _ := switches(0, 60)
+	for range 20 {
+		_, acts := switches(0, 1)
+		learnToKeepFamily(t, p, prompts, acts, parentPlan)
+	}
+	learnt, _ := switches(0, 20)
+	half, _ := switches(0.5, 20)
+	widened, _ := switches(1, 60)
+	t.Logf("share of edits that switch family: untrained %.3f; after 20 updates: widen 0 %.3f, 0.5 %.3f, 1 %.3f", prior, learnt, half, widened)
+	if learnt > 0.05 || prior < 0.1 {
+		t.Fatalf("the updates did not teach the policy to keep the family (untrained %.3f, learnt %.3f): the test shows nothing", prior, learnt)
+	}
+	// 960 edits each: 4 standard deviations of the difference of two shares
+	// near 0.25 is 0.08.
+	if math.Abs(widened-prior) > 0.08 {
+		t.Errorf("widen 1 switches family in %.3f of the edits, the untrained prior in %.3f", widened, prior)
+	}
+	if half <= learnt || half >= widened {
+		t.Errorf("widen 0.5 switches in %.3f, want between widen 0 (%.3f) and 1 (%.3f)", half, learnt, widened)
+	}
+
+	scratch := rl.Prompt{Kind: episode.Scratch, Task: tk, Widen: 1}
+	acts, err := p.Sample(context.Background(), []rl.Prompt{scratch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range actionMeta(t, acts[0]).Steps {
+		if s.Floor != 0 {
+			t.Fatalf("a scratch walk took floor %v at %s: only edits widen", s.Floor, DecisionNames()[s.Decision])
+		}
+	}
+	for _, w := range []float64{-0.1, 1.5, math.NaN()} {
+		bad := prompts[0]
+		bad.Widen = w
+		if _, err := p.Sample(context.Background(), []rl.Prompt{bad}); err == nil {
+			t.Errorf("widen %v accepted", w)
+		}
 	}
 }
 
