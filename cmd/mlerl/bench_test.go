@@ -291,6 +291,16 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with the adaptive mix at 4 minutes", results("hpc-4m-7cee417-mix"), []string{
 			"improve share adaptive", "331 programs really run", "0.8853 ± 0.0017", "0.8855 ± 0.0017", "-0.0001 (-0.1 SE)",
 		}},
+		// --widen 64 (RL arms), both arms in one process, no-learn replayed.
+		{"poll-adjustment with widened edits at 20 minutes", results("poll-20m-wide-82d7e47-widen"), []string{
+			"edits widen toward the prior after 64 episodes without a new best", ", wide grid,", "1412 programs really run",
+			"0.5297 ± 0.0058", "0.5039 ± 0.0187", "-0.0258 (-1.3 SE)",
+			"0.5441 ± 0.0123 (-1.3 SE)", "0.5356 ± 0.0057 (-1.6 SE)", // RL at 10 and 15 minutes
+			"rl-duration-aware  12m49s, 19m54s, 7m22s", "no-learn           14m35s, 10m45s, 9m58s",
+		}},
+		{"hpc-job-class with widened edits at 4 minutes", results("hpc-4m-82d7e47-widen"), []string{
+			"edits widen toward the prior after 64 episodes", "104 programs really run", "0.8837 ± 0.0007", "0.8858 ± 0.0018", "-0.0021 (-1.1 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
