@@ -51,7 +51,11 @@ type Config struct {
 	// to mix its prior into the walk (Prompt.Widen) once WidenAfter episodes
 	// of the task have completed without a new best, all of it after
 	// 3·WidenAfter (WidenShare). A learning setting: the prompting
-	// baseline's walk is the prior already. 0 (DefaultConfig) is off.
+	// baseline's walk is the prior already. 0 (DefaultConfig) is off:
+	// measured with 64 (bench/RESULTS.md, "Widening a stalled run's
+	// edits") it brought RL's family switches back and ended 1.3 standard
+	// errors behind no-learn at 20 minutes on poll-adjustment (without it
+	// +0.2), and 1.1 behind on hpc-job-class at 4.
 	WidenAfter int
 	// MaxStaleness is the oldest sample, in policy versions, an update trains
 	// on; older ones are dropped (still counted, still fed to the buffer and
