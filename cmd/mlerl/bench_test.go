@@ -301,6 +301,13 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with widened edits at 4 minutes", results("hpc-4m-82d7e47-widen"), []string{
 			"edits widen toward the prior after 64 episodes", "104 programs really run", "0.8837 ± 0.0007", "0.8858 ± 0.0018", "-0.0021 (-1.1 SE)",
 		}},
+		// The default at 20 minutes on movie-ratings, both arms in one process.
+		{"movie-ratings with the default at 20 minutes", results("movie-20m-82d7e47"), []string{
+			"budget 20m0s (virtual)", "4180 programs really run", "0.9399 ± 0.0011      2773 ± 713     1449 ± 142",
+			"0.9422 ± 0.0000      879 ± 114      874 ± 112", "+0.0023 (+2.0 SE)",
+			"0.9435 ± 0.0014 (-0.9 SE)", "0.9410 ± 0.0011 (+1.0 SE)", // RL at 5 and 15 minutes
+			"rl-duration-aware  10m37s, 12m5s, 19m57s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
