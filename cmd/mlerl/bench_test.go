@@ -103,6 +103,7 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--widen", "-1"}, "--widen: widen after -1 episodes: want 0 (off) or more"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--widen", "64"}, "--widen needs the recipe policy"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--widen", "-64"}, "--widen: widen after -64 episodes"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--prior-on-repeat"}, "--prior-on-repeat needs the recipe policy"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {

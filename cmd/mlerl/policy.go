@@ -74,6 +74,7 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		if err := pol.SetEditFloor(rc.EditFloor); err != nil {
 			return nil, usageErrorf("train: --edit-floor: %v", err)
 		}
+		pol.SetPriorOnRepeat(rc.PriorOnRepeat)
 		if rc.InitPolicy != "" && fresh {
 			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
 				return nil, usageErrorf("train: --init-policy: %v", err)

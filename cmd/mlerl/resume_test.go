@@ -43,13 +43,15 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 // A resume keeps the buffer the run started with: the one run.json records,
 // or, from before it recorded one, the 8 every run then kept; its --lines
 // (absent: 0, as runs before it), its --mix (absent: the fixed half) and its
-// --widen (absent: off); a mix this binary does not know, or a negative
-// wait, is refused.
+// --widen (absent: off) and its --prior-on-repeat (absent: off); a mix this
+// binary does not know, a negative wait, or prior on repeat with a language
+// model, is refused.
 func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 	for _, tc := range []struct {
 		runJSON                       string
 		wantBuf, wantLines, wantWiden int
 		wantMix, refused              string
+		wantRepeat                    bool
 	}{
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, wantBuf: 1},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, wantBuf: 3},
@@ -59,6 +61,8 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"greedy"}`, wantBuf: 1, wantMix: "greedy", refused: `mix "greedy": want half or adaptive`},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"widen_after":64}`, wantBuf: 1, wantWiden: 64},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"widen_after":-2}`, wantBuf: 1, wantWiden: -2, refused: "--widen: widen after -2 episodes"},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"prior_on_repeat":true}`, wantBuf: 1, wantRepeat: true},
+		{runJSON: `{"tasks":["t"],"policy":"llm","budget_ns":1,"batch":1,"buffer":1,"prior_on_repeat":true}`, wantBuf: 1, wantRepeat: true, refused: "--prior-on-repeat needs the recipe policy"},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
@@ -66,10 +70,10 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		}
 		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
 		checked := rc.check()
-		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix || rc.WidenAfter != tc.wantWiden ||
+		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix || rc.WidenAfter != tc.wantWiden || rc.PriorOnRepeat != tc.wantRepeat ||
 			(tc.refused == "") != (checked == nil) || checked != nil && !strings.Contains(checked.Error(), tc.refused) {
-			t.Errorf("%s: buffer %d, lines %d, mix %q (%v, check %v), want %d, %d, %q, refused %q",
-				tc.runJSON, rc.Buffer, rc.Lines, rc.Mix, err, checked, tc.wantBuf, tc.wantLines, tc.wantMix, tc.refused)
+			t.Errorf("%s: buffer %d, lines %d, mix %q, prior on repeat %v (%v, check %v), want %d, %d, %q, %v, refused %q",
+				tc.runJSON, rc.Buffer, rc.Lines, rc.Mix, rc.PriorOnRepeat, err, checked, tc.wantBuf, tc.wantLines, tc.wantMix, tc.wantRepeat, tc.refused)
 		}
 	}
 }
@@ -125,20 +129,29 @@ func TestWaitForWorkersGivesUp(t *testing.T) {
 	}
 }
 
-// --mix and --widen reach run.json as the run's settings: adaptive by name,
-// the fixed half as absent (as runs from before the flag, which resume with
-// it); the wait by its number.
+// --mix, --widen and --prior-on-repeat reach run.json as the run's
+// settings: adaptive by name, the fixed half as absent (as runs from before
+// the flag, which resume with it); the wait by its number; prior on repeat
+// as true, and off as absent.
 func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var lf learnFlags
 	lf.register(fs)
-	if err := fs.Parse([]string{"--widen", "64"}); err != nil {
+	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat"}); err != nil {
 		t.Fatal(err)
 	}
 	var rc runConfig
 	lf.apply(&rc)
-	if raw, err := json.Marshal(rc); err != nil || rc.WidenAfter != 64 || !strings.Contains(string(raw), `"widen_after":64`) {
-		t.Errorf("--widen 64: run config %d, JSON %s (%v)", rc.WidenAfter, raw, err)
+	if raw, err := json.Marshal(rc); err != nil || rc.WidenAfter != 64 || !strings.Contains(string(raw), `"widen_after":64`) ||
+		!rc.PriorOnRepeat || !strings.Contains(string(raw), `"prior_on_repeat":true`) {
+		t.Errorf("--widen 64 --prior-on-repeat: run config %d %v, JSON %s (%v)", rc.WidenAfter, rc.PriorOnRepeat, raw, err)
+	}
+	var off runConfig
+	var lfOff learnFlags
+	lfOff.register(flag.NewFlagSet("train", flag.ContinueOnError))
+	lfOff.apply(&off)
+	if raw, err := json.Marshal(off); err != nil || off.PriorOnRepeat || strings.Contains(string(raw), "prior_on_repeat") {
+		t.Errorf("no --prior-on-repeat: run config %v, JSON %s (%v)", off.PriorOnRepeat, raw, err)
 	}
 	for _, tc := range []struct{ arg, want string }{{"adaptive", "adaptive"}, {"half", ""}} {
 		fs := flag.NewFlagSet("train", flag.ContinueOnError)

@@ -62,12 +62,15 @@ type runConfig struct {
 	Mix string `json:"mix,omitempty"`
 	// WidenAfter is rl.Config.WidenAfter; absent is 0 (off), as runs
 	// before it.
-	WidenAfter int           `json:"widen_after,omitempty"`
-	Seed       uint64        `json:"seed"`
-	Instrument string        `json:"instrument"`
-	Timeout    time.Duration `json:"timeout_ns"`
-	Memory     int64         `json:"memory_bytes"`
-	Isolation  string        `json:"isolation"`
+	WidenAfter int `json:"widen_after,omitempty"`
+	// PriorOnRepeat is recipe.Policy.SetPriorOnRepeat; absent is off, as
+	// runs before it.
+	PriorOnRepeat bool          `json:"prior_on_repeat,omitempty"`
+	Seed          uint64        `json:"seed"`
+	Instrument    string        `json:"instrument"`
+	Timeout       time.Duration `json:"timeout_ns"`
+	Memory        int64         `json:"memory_bytes"`
+	Isolation     string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -258,6 +261,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --widen: %v", rl.CheckWidenAfter(rc.WidenAfter))
 	case rc.WidenAfter != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --widen needs the recipe policy, whose improve walks it widens toward its prior (--policy %s has no separate prior)", rc.Policy)
+	case rc.PriorOnRepeat && rc.Policy != "recipe":
+		return usageErrorf("train: --prior-on-repeat needs the recipe policy, whose walks it floors toward its prior (--policy %s has no separate prior)", rc.Policy)
 	case rc.Lines != 0 && rc.Policy != "recipe":
 		// A language model's programs name no model family to keep a
 		// line by: every line would be empty and the flag change nothing.
@@ -459,6 +464,7 @@ func (s rankSink) Summary(sum rl.Summary) error {
 // run.json from before they existed.
 type learnFlags struct {
 	durationAware, decisionCredit bool
+	priorOnRepeat                 bool
 	utility, improveCredit, mix   string
 	timeCharge, elite, editFloor  float64
 	buffer, lines, widen          int
@@ -476,13 +482,14 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
+	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", false, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, instead of repeating one (recipe policy; default: repeat)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
 
 func (f *learnFlags) apply(rc *runConfig) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
-	rc.Lines, rc.Mix, rc.WidenAfter = f.lines, f.mix, f.widen
+	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat = f.lines, f.mix, f.widen, f.priorOnRepeat
 	if f.mix == rl.MixHalf {
 		rc.Mix = "" // run.json keeps the fixed half as absent, as runs before it
 	}

@@ -189,3 +189,67 @@ func TestSetEditFloorRejectsNonShares(t *testing.T) {
 		}
 	}
 }
+
+// A policy whose edits have collapsed onto a few plans runs out of new ones:
+// every one of a walk's 64 redraws repeats a plan already written, and the
+// episode repeats it (free, and worthless). With SetPriorOnRepeat the walk
+// is drawn again at half and then all of the prior, so the same stream of
+// edits repeats far less; each such walk records the floor it was drawn
+// with at every step, so an update re-scores it as drawn, and a walk that
+// found a new plan unfloored records none.
+func TestPriorOnRepeatEndsRepeats(t *testing.T) {
+	p, tk := fixturePolicy(t, "tiny-churn", 9)
+	prof := p.profiles[tk.Name]
+	parentPlan := withChoices(t, prof, map[string]string{"model.family": "xgboost"})
+	prompts := improvePrompts(t, tk, parentPlan, 16)
+	for range 20 {
+		p.tried[tk.Name] = map[string]bool{}
+		acts, err := p.Sample(context.Background(), prompts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		learnToKeepFamily(t, p, prompts, acts, parentPlan)
+	}
+	stream := func(on bool) (repeats int, floors map[float64]int) {
+		p.SetPriorOnRepeat(on)
+		p.tried[tk.Name] = map[string]bool{}
+		written := map[string]bool{parentPlan.Key(): true}
+		floors = map[float64]int{}
+		for range 15 { // 240 edits of one parent
+			acts, err := p.Sample(context.Background(), prompts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range acts {
+				m := actionMeta(t, a)
+				if written[m.Plan.Key()] {
+					repeats++
+				}
+				written[m.Plan.Key()] = true
+				f := m.Steps[0].Floor
+				for _, s := range m.Steps {
+					if s.Floor != f {
+						t.Fatalf("prior on repeat %v: decision %s has floor %v, the walk's first %v: a walk is floored whole", on, DecisionNames()[s.Decision], s.Floor, f)
+					}
+				}
+				floors[f]++
+			}
+		}
+		return repeats, floors
+	}
+	offRepeats, offFloors := stream(false)
+	onRepeats, onFloors := stream(true)
+	t.Logf("240 edits of one parent after 20 updates: repeats %d without, %d with prior on repeat (floors drawn at: %v)", offRepeats, onRepeats, onFloors)
+	if len(offFloors) != 1 || offFloors[0] != 240 {
+		t.Errorf("without the setting walks were floored: %v", offFloors)
+	}
+	if offRepeats < 10 {
+		t.Fatalf("without the setting only %d of 240 edits repeat: the policy did not collapse, the test shows nothing", offRepeats)
+	}
+	if onRepeats > offRepeats/4 {
+		t.Errorf("with prior on repeat %d of 240 edits repeat, without %d", onRepeats, offRepeats)
+	}
+	if onFloors[0.5]+onFloors[1] == 0 || onFloors[0]+onFloors[0.5]+onFloors[1] != 240 {
+		t.Errorf("with prior on repeat the walks' floors were %v: want some at 0.5 or 1 and none elsewhere", onFloors)
+	}
+}

@@ -57,6 +57,9 @@ type Policy struct {
 	// editFloor is the share of an improve walk's choice of what to change
 	// that stays the prior's (SetEditFloor).
 	editFloor float64
+	// priorOnRepeat floors a walk toward the prior once its redraws only
+	// repeat plans (SetPriorOnRepeat).
+	priorOnRepeat bool
 }
 
 // meta is what an action carries so it can be scored again by a newer net,
@@ -151,6 +154,17 @@ func CheckEditFloor(f float64) error {
 	}
 	return nil
 }
+
+// SetPriorOnRepeat says what a walk does when maxRedraws redraws have all
+// reproduced plans already written for the task: off (the default), the
+// episode repeats one of them, which the cache answers at once and which
+// teaches nothing; on, the walk is drawn again with each decision floored at
+// half the prior and then at all of it (repeatFloors), so a policy that has
+// written every plan near its mode goes on searching where the prompting
+// baseline would. On stackoverflow-remote and movie-ratings at 20 minutes RL
+// repeated hundreds of programs per run (bench/RESULTS.md) and its best
+// stopped moving while no-learn's went on.
+func (p *Policy) SetPriorOnRepeat(on bool) { p.priorOnRepeat = on }
 
 // Version is the number of updates the net has taken.
 func (p *Policy) Version() int { return p.net.Version() }
@@ -252,34 +266,50 @@ func creditGroups(steps []choicenet.Step, plan *Plan) []string {
 // log-probabilities are the drawn walk's own, not renormalised for the
 // excluded plans: with q the mass of the excluded plans, a sample's PPO
 // ratio is off by (1-q_old)/(1-q_new), near 1 between the few versions a
-// sample may be stale, and the clip bounds it either way. When every draw
-// repeats something, a plan that is not the parent is still better than the
-// parent: the first such draw is kept.
+// sample may be stale, and the clip bounds it either way.
+//
+// With SetPriorOnRepeat, a walk whose redraws all repeat is drawn again at
+// each of the floors of repeatFloors in turn, maxRedraws more times each:
+// the policy has written every plan it would, so half of each decision, and
+// then all of it, goes back to the prior. When every draw repeats something,
+// a plan that is not the parent is still better than the parent: the first
+// such draw is kept.
 func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, parentPlan *Plan, widen float64, seen map[string]bool) (w *Walker, steps []choicenet.Step, logps []float64, err error) {
 	type draw struct {
 		w     *Walker
 		steps []choicenet.Step
 		logps []float64
 	}
-	var notParent *draw
-	for attempt := 0; ; attempt++ {
-		w = NewWalker(prof, parentPlan)
-		if steps, logps, err = p.walk(w, c, prefs, parentPlan, widen); err != nil {
-			return nil, nil, nil, err
-		}
-		key := w.Plan().Key()
-		isParent := parentPlan != nil && key == parentPlan.Key()
-		if !seen[key] && !isParent {
-			break
-		}
-		if !isParent && notParent == nil {
-			notParent = &draw{w, steps, logps}
-		}
-		if attempt == maxRedraws {
-			if isParent && notParent != nil {
-				w, steps, logps = notParent.w, notParent.steps, notParent.logps
+	floors := []float64{widen}
+	if p.priorOnRepeat {
+		for _, f := range repeatFloors {
+			if f > widen {
+				floors = append(floors, f)
 			}
-			break
+		}
+	}
+	var notParent *draw
+	for level, floor := range floors {
+		for attempt := 0; ; attempt++ {
+			w = NewWalker(prof, parentPlan)
+			if steps, logps, err = p.walk(w, c, prefs, parentPlan, floor); err != nil {
+				return nil, nil, nil, err
+			}
+			key := w.Plan().Key()
+			isParent := parentPlan != nil && key == parentPlan.Key()
+			if !seen[key] && !isParent {
+				seen[key] = true
+				return w, steps, logps, nil
+			}
+			if !isParent && notParent == nil {
+				notParent = &draw{w, steps, logps}
+			}
+			if attempt == maxRedraws {
+				break
+			}
+		}
+		if level == len(floors)-1 && parentPlan != nil && w.Plan().Key() == parentPlan.Key() && notParent != nil {
+			w, steps, logps = notParent.w, notParent.steps, notParent.logps
 		}
 	}
 	seen[w.Plan().Key()] = true
@@ -291,6 +321,12 @@ func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, par
 // keeps the parent about 4 times in 5, so 64 redraws leave a duplicate
 // about once in a million walks; each walk costs microseconds.
 const maxRedraws = 64
+
+// repeatFloors are the shares of the prior a walk is floored at, in turn,
+// once maxRedraws redraws have repeated plans (SetPriorOnRepeat): at 0.5 the
+// policy still has half of each decision and its PPO ratio a gradient; at 1
+// the walk is the prior's, the prompting baseline's walk for the same prompt.
+var repeatFloors = []float64{0.5, 1}
 
 // walk takes w's decisions with the net and returns them with their
 // log-probabilities. Every decision gets a prior (Hint) toward

@@ -86,6 +86,9 @@ type Config struct {
 	// WidenAfter is the RL arms' rl.Config.WidenAfter, as given (0: off).
 	// A learning setting: the prompting baseline's walks are the prior's.
 	WidenAfter int
+	// PriorOnRepeat is the RL arms' recipe.Policy.SetPriorOnRepeat, as
+	// given (false: off).
+	PriorOnRepeat bool
 	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
@@ -256,9 +259,12 @@ type Result struct {
 	EditFloor float64 `json:"rl_edit_floor,omitempty"`
 	// WidenAfter is the RL arms' rl.Config.WidenAfter; absent: 0 (off), as
 	// results from before it.
-	WidenAfter int    `json:"rl_widen_after,omitempty"`
-	Init       string `json:"rl_init_policy,omitempty"`
-	Buffer     int    `json:"rl_buffer"`
+	WidenAfter int `json:"rl_widen_after,omitempty"`
+	// PriorOnRepeat is the RL arms' recipe.Policy.SetPriorOnRepeat;
+	// absent: off, as results from before it.
+	PriorOnRepeat bool   `json:"rl_prior_on_repeat,omitempty"`
+	Init          string `json:"rl_init_policy,omitempty"`
+	Buffer        int    `json:"rl_buffer"`
 	// Grid is every arm's grid of hyperparameter values; absent: the
 	// standard one (results from before it was a choice).
 	Grid string `json:"grid,omitempty"`
@@ -301,6 +307,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
 	res.Init, res.Decision, res.EditFloor, res.WidenAfter = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor, cfg.WidenAfter
+	res.PriorOnRepeat = cfg.PriorOnRepeat
 	if err := errors.Join(recipe.CheckEditFloor(cfg.EditFloor), rl.CheckWidenAfter(cfg.WidenAfter)); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
@@ -600,6 +607,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
 			err = errors.Join(rp.SetGrid(grid), rp.SetEditFloor(cfg.EditFloor))
+			rp.SetPriorOnRepeat(cfg.PriorOnRepeat)
 			if err == nil && cfg.InitPolicy != "" {
 				err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
 			}
@@ -858,6 +866,15 @@ func widenNote(n int) string {
 	return fmt.Sprintf(", edits widen toward the prior after %d episodes without a new best", n)
 }
 
+// repeatNote says when the RL arms' walks that only repeat turn to the
+// prior (recipe.Policy.SetPriorOnRepeat).
+func repeatNote(on bool) string {
+	if !on {
+		return ""
+	}
+	return ", walks that only repeat plans turn to the prior"
+}
+
 // initNote names the run the RL arms started from, if any.
 func initNote(dir string) string {
 	if dir == "" {
@@ -896,7 +913,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter), initNote(r.Init), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat), initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

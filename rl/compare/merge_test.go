@@ -136,6 +136,7 @@ func TestMerge(t *testing.T) {
 		{"RL settings", []*Result{rl, part(with(func(r *Result) { r.Buffer = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different buffer (1, 8)"},
 		{"edit floor", []*Result{rl, part(with(func(r *Result) { r.EditFloor = 0.5 }), DurationAware, map[uint64]float64{4: 0.5})}, "different edit floor (0, 0.5)"},
 		{"widen", []*Result{rl, part(with(func(r *Result) { r.WidenAfter = 64 }), DurationAware, map[uint64]float64{4: 0.5})}, "different widen after (0, 64)"},
+		{"prior on repeat", []*Result{rl, part(with(func(r *Result) { r.PriorOnRepeat = true }), DurationAware, map[uint64]float64{4: 0.5})}, "different prior on repeat (false, true)"},
 		{"same run twice", []*Result{nl, part(base, NoLearn, map[uint64]float64{3: 0.6})}, "t no-learn seed 3 is in both p0 and p1"},
 		{"direction", []*Result{nl, func() *Result {
 			r := part(base, DurationAware, map[uint64]float64{1: 0.5})
