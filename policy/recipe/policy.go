@@ -289,7 +289,7 @@ func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, par
 		}
 	}
 	var notParent *draw
-	for level, floor := range floors {
+	for _, floor := range floors {
 		for attempt := 0; ; attempt++ {
 			w = NewWalker(prof, parentPlan)
 			if steps, logps, err = p.walk(w, c, prefs, parentPlan, floor); err != nil {
@@ -308,9 +308,9 @@ func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, par
 				break
 			}
 		}
-		if level == len(floors)-1 && parentPlan != nil && w.Plan().Key() == parentPlan.Key() && notParent != nil {
-			w, steps, logps = notParent.w, notParent.steps, notParent.logps
-		}
+	}
+	if parentPlan != nil && w.Plan().Key() == parentPlan.Key() && notParent != nil {
+		w, steps, logps = notParent.w, notParent.steps, notParent.logps
 	}
 	seen[w.Plan().Key()] = true
 	return w, steps, logps, nil
