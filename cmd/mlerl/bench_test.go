@@ -309,6 +309,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9435 ± 0.0014 (-0.9 SE)", "0.9410 ± 0.0011 (+1.0 SE)", // RL at 5 and 15 minutes
 			"rl-duration-aware  10m37s, 12m5s, 19m57s",
 		}},
+		// The default at 20 minutes on telco-churn, both arms in one process:
+		// every run ends on 0.8608 or 0.8610, the best of 4,106 programs.
+		{"telco-churn with the default at 20 minutes", results("telco-20m-fcf11bb"), []string{
+			"budget 20m0s (virtual)", "binary fcf11bb985bb", "3199 programs really run",
+			"0.8610 ± 0.0001      1108 ± 83      795 ± 45", "0.8609 ± 0.0001      687 ± 126      594 ± 79", "+0.0001 (+0.7 SE)",
+			"0.8595 ± 0.0007 (-0.8 SE)", "0.8602 ± 0.0006  ", // both arms at 5 minutes
+			"rl-duration-aware  3m53s, 8m12s, 9m17s", "no-learn           4m35s, 3m2s, 9m53s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
