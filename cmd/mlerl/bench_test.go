@@ -310,7 +310,7 @@ func TestBenchMergeResults(t *testing.T) {
 			"rl-duration-aware  10m37s, 12m5s, 19m57s",
 		}},
 		// The default at 20 minutes on telco-churn, both arms in one process:
-		// every run ends on 0.8608 or 0.8610, the best of 4,106 programs.
+		// every run ends on 0.8608 or 0.8610, the best any of them found.
 		{"telco-churn with the default at 20 minutes", results("telco-20m-fcf11bb"), []string{
 			"budget 20m0s (virtual)", "binary fcf11bb985bb", "3199 programs really run",
 			"0.8610 ± 0.0001      1108 ± 83      795 ± 45", "0.8609 ± 0.0001      687 ± 126      594 ± 79", "+0.0001 (+0.7 SE)",
