@@ -317,6 +317,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8595 ± 0.0007 (-0.8 SE)", "0.8602 ± 0.0006  ", // both arms at 5 minutes
 			"rl-duration-aware  3m53s, 8m12s, 9m17s", "no-learn           4m35s, 3m2s, 9m53s",
 		}},
+		// --prior-on-repeat on the same store: no-learn replays the runs above.
+		{"telco-churn with prior on repeat at 20 minutes", results("telco-20m-f7313ac-por"), []string{
+			"walks that only repeat plans turn to the prior", "679 programs really run",
+			"0.8610 ± 0.0001      747 ± 69       713 ± 50", "0.8609 ± 0.0001      687 ± 126      594 ± 79", "+0.0001 (+0.7 SE)",
+			"0.8608 ± 0.0001 (-0.6 SE)", // RL at 10 minutes
+			"rl-duration-aware  3m53s, 8m12s, 11m24s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
