@@ -161,9 +161,10 @@ func CheckEditFloor(f float64) error {
 // teaches nothing; on, the walk is drawn again with each decision floored at
 // half the prior and then at all of it (repeatFloors), so a policy that has
 // written every plan near its mode goes on searching where the prompting
-// baseline would. On stackoverflow-remote and movie-ratings at 20 minutes RL
-// repeated hundreds of programs per run (bench/RESULTS.md) and its best
-// stopped moving while no-learn's went on.
+// baseline would. At 20 minutes RL repeated hundreds of programs per run on
+// every task measured (bench/RESULTS.md), and on stackoverflow-remote its best
+// stopped moving while no-learn's went on. Measured on telco-churn it ended
+// most repeats and moved no best, so it is off.
 func (p *Policy) SetPriorOnRepeat(on bool) { p.priorOnRepeat = on }
 
 // Version is the number of updates the net has taken.
