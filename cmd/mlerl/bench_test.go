@@ -324,6 +324,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8608 ± 0.0001 (-0.6 SE)", // RL at 10 minutes
 			"rl-duration-aware  3m53s, 8m12s, 11m24s",
 		}},
+		// The default at 20 minutes on wordnet-supersense (held out), both arms
+		// in one process: every run ends on a linear SVM within 5 test rows.
+		{"wordnet-supersense with the default at 20 minutes", results("wordnet-20m-d12d966"), []string{
+			"budget 20m0s (virtual)", "binary d12d9663e38d", "1142 programs really run",
+			"0.6781 ± 0.0002      244 ± 5        243 ± 4", "0.6767 ± 0.0010      219 ± 32       219 ± 32", "+0.0015 (+1.4 SE)",
+			"0.6506 ± 0.0137 (-0.0 SE)", "0.6765 ± 0.0013 (+0.4 SE)", // RL at 5 and 10 minutes
+			"rl-duration-aware  10m46s, 15m37s, 9m30s", "no-learn           12m11s, 11m52s, 8m18s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
