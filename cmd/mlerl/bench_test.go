@@ -332,6 +332,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.6506 ± 0.0137 (-0.0 SE)", "0.6765 ± 0.0013 (+0.4 SE)", // RL at 5 and 10 minutes
 			"rl-duration-aware  10m46s, 15m37s, 9m30s", "no-learn           12m11s, 11m52s, 8m18s",
 		}},
+		// The naive arm on the same store: the other two replay the runs above.
+		{"wordnet-supersense with the naive arm at 20 minutes", results("wordnet-20m-d12d966-naive"), []string{
+			"510 programs really run", "0.6779 ± 0.0002      258 ± 13       258 ± 13", "+0.0013 (+1.2 SE)",
+			"0.6781 ± 0.0002      244 ± 5        243 ± 4", "+0.0015 (+1.4 SE)",
+			"0.6612 ± 0.0002 (+1.5 SE)", "0.6706 ± 0.0047 (-1.1 SE)", // naive at 5 and 10 minutes
+			"rl-naive           17m33s, 19m16s, 11m16s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
