@@ -232,6 +232,17 @@ func splitList(s string) []string {
 }
 
 func (rc runConfig) check() error {
+	// Each checker runs once; its error is both the test and the message.
+	var mixErr, gridErr error
+	if rc.Mix != "" {
+		mixErr = checkMix(rc.Mix)
+	}
+	if rc.Grid != "" {
+		gridErr = recipe.CheckGrid(rc.Grid)
+	}
+	shapingErr := rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite)
+	editFloorErr := recipe.CheckEditFloor(rc.EditFloor)
+	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
 	switch {
 	case len(rc.Tasks) == 0:
 		return usageErrorf("train: --task is required")
@@ -243,22 +254,22 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --batch must be at least 1")
 	case rc.Lines < 0:
 		return usageErrorf("train: --lines %d: must be 0 (off) or more", rc.Lines)
-	case rc.Mix != "" && checkMix(rc.Mix) != nil:
-		return usageErrorf("train: --mix: %v", checkMix(rc.Mix))
+	case mixErr != nil:
+		return usageErrorf("train: --mix: %v", mixErr)
 	case rc.Buffer < 1:
 		return usageErrorf("train: --buffer must be at least 1")
-	case rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite) != nil:
-		return usageErrorf("train: %v", rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite))
+	case shapingErr != nil:
+		return usageErrorf("train: %v", shapingErr)
 	case rc.DecisionCredit && rc.Policy != "recipe":
 		// A language model's tokens name no decisions of a grammar: the
 		// flag would change nothing, and a user who set it should know.
 		return usageErrorf("train: --decision-credit needs the recipe policy, whose decisions it credits (--policy %s has none)", rc.Policy)
-	case recipe.CheckEditFloor(rc.EditFloor) != nil:
-		return usageErrorf("train: --edit-floor: %v", recipe.CheckEditFloor(rc.EditFloor))
+	case editFloorErr != nil:
+		return usageErrorf("train: --edit-floor: %v", editFloorErr)
 	case rc.EditFloor != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --edit-floor needs the recipe policy, whose improve walks it floors (--policy %s has none)", rc.Policy)
-	case rl.CheckWidenAfter(rc.WidenAfter) != nil:
-		return usageErrorf("train: --widen: %v", rl.CheckWidenAfter(rc.WidenAfter))
+	case widenErr != nil:
+		return usageErrorf("train: --widen: %v", widenErr)
 	case rc.WidenAfter != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --widen needs the recipe policy, whose improve walks it widens toward its prior (--policy %s has no separate prior)", rc.Policy)
 	case rc.PriorOnRepeat && rc.Policy != "recipe":
@@ -267,8 +278,8 @@ func (rc runConfig) check() error {
 		// A language model's programs name no model family to keep a
 		// line by: every line would be empty and the flag change nothing.
 		return usageErrorf("train: --lines needs the recipe policy, whose programs name their model family (--policy %s names none)", rc.Policy)
-	case rc.Grid != "" && recipe.CheckGrid(rc.Grid) != nil:
-		return usageErrorf("train: --grid: %v", recipe.CheckGrid(rc.Grid))
+	case gridErr != nil:
+		return usageErrorf("train: --grid: %v", gridErr)
 	case rc.Grid != "" && rc.Policy != "recipe":
 		return usageErrorf("train: --grid needs the recipe policy, whose plans take the grid's values (--policy %s writes its own)", rc.Policy)
 	}
