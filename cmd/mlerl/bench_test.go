@@ -339,6 +339,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.6612 ± 0.0002 (+1.5 SE)", "0.6706 ± 0.0047 (-1.1 SE)", // naive at 5 and 10 minutes
 			"rl-naive           17m33s, 19m16s, 11m16s",
 		}},
+		// The default at 20 minutes on tweet-source (held out): runs that turn
+		// to boosting on the dates beat those that stay on text SVMs.
+		{"tweet-source with the default at 20 minutes", results("tweet-20m-f42e53c"), []string{
+			"binary f42e53cde090", "745 programs really run",
+			"0.5956 ± 0.0300      144 ± 8        144 ± 8", "0.6061 ± 0.0284      131 ± 5        131 ± 5", "+0.0105 (+0.3 SE)",
+			"0.6386 ± 0.0045 (-0.9 SE)", // RL at 10 minutes
+			"rl-duration-aware  8m30s, 14m52s, 19m11s", "no-learn           17m44s, 18m17s, 14m4s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
