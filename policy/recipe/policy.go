@@ -162,8 +162,8 @@ func CheckEditFloor(f float64) error {
 // half the prior and then at all of it (repeatFloors), so a policy that has
 // written every plan near its mode goes on searching where the prompting
 // baseline would. At 20 minutes RL repeated hundreds of programs per run on
-// the tables measured (bench/RESULTS.md; on wordnet-supersense, whose three
-// text columns give edits far more plans, 2 in all), and on
+// the tables measured (bench/RESULTS.md; on wordnet-supersense and
+// tweet-source, whose text gives edits far more plans, 2 and 0 in all), and on
 // stackoverflow-remote its best stopped moving while no-learn's went on.
 // Measured on telco-churn it ended most repeats and moved no best, so it is
 // off.
