@@ -64,6 +64,7 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	if fs.NArg() > 0 {
 		return usageErrorf("bench duration-ablation: unexpected argument %q", fs.Arg(0))
 	}
+	shapingErr := rl.CheckShaping(*utility, "", 0, 0)
 	switch {
 	case *seeds < 1:
 		return usageErrorf("--seeds %d: must be at least 1", *seeds)
@@ -73,8 +74,8 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 		return usageErrorf("--budget %v: must be positive", *budget)
 	case *batch < 1:
 		return usageErrorf("--batch %d: must be at least 1", *batch)
-	case rl.CheckShaping(*utility, "", 0, 0) != nil:
-		return errUsage{rl.CheckShaping(*utility, "", 0, 0)}
+	case shapingErr != nil:
+		return errUsage{shapingErr}
 	case *updateCost < 0 || *sampleCost < 0:
 		return usageErrorf("--update-cost and --sample-cost must not be negative")
 	}

@@ -82,6 +82,10 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 			return usageErrorf("--arms: unknown arm %q (want %v)", a, compare.Arms())
 		}
 	}
+	// Each checker runs once; its error is both the test and the message.
+	shapingErr := rl.CheckShaping(*utility, *credit, *timeCharge, *elite)
+	widenErr := rl.CheckWidenAfter(*widen)
+	editFloorErr := recipe.CheckEditFloor(*editFloor)
 	switch {
 	case fs.NArg() > 0:
 		return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
@@ -91,12 +95,12 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --lines %d: must be 0 (off) or more", *lines)
 	case *seeds < 1 || *firstSeed < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *parallel < 1 || *buffer < 1 || *budget <= 0:
 		return usageErrorf("bench rl-vs-prompting: --seeds, --first-seed, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
-	case rl.CheckShaping(*utility, *credit, *timeCharge, *elite) != nil:
-		return errUsage{rl.CheckShaping(*utility, *credit, *timeCharge, *elite)}
-	case rl.CheckWidenAfter(*widen) != nil:
-		return usageErrorf("bench rl-vs-prompting: --widen: %v", rl.CheckWidenAfter(*widen))
-	case recipe.CheckEditFloor(*editFloor) != nil:
-		return usageErrorf("bench rl-vs-prompting: --edit-floor: %v", recipe.CheckEditFloor(*editFloor))
+	case shapingErr != nil:
+		return errUsage{shapingErr}
+	case widenErr != nil:
+		return usageErrorf("bench rl-vs-prompting: --widen: %v", widenErr)
+	case editFloorErr != nil:
+		return usageErrorf("bench rl-vs-prompting: --edit-floor: %v", editFloorErr)
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
