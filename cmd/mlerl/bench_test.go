@@ -347,6 +347,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.6386 ± 0.0045 (-0.9 SE)", // RL at 10 minutes
 			"rl-duration-aware  8m30s, 14m52s, 19m11s", "no-learn           17m44s, 18m17s, 14m4s",
 		}},
+		// Every run of each arm ended on one program: both SEs are zero, so
+		// the table gives the difference without an SE.
+		{"meats-composition with the default at 20 minutes", results("meats-20m-f42e53c"), []string{
+			"binary f42e53cde090", "2407 programs really run",
+			"0.4287 ± 0.0000      1328 ± 120     1003 ± 48      0.3%", "0.4327 ± 0.0000      706 ± 28       698 ± 25       1.4%", "+0.0041",
+			"0.4300 ± 0.0014 (+2.0 SE)", // RL at 15 minutes
+			"rl-duration-aware  19m7s, 12m3s, 5m24s", "no-learn           2m10s, 4m57s, 4m39s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
