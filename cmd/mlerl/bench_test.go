@@ -351,7 +351,7 @@ func TestBenchMergeResults(t *testing.T) {
 		// the table gives the difference without an SE.
 		{"meats-composition with the default at 20 minutes", results("meats-20m-f42e53c"), []string{
 			"binary f42e53cde090", "2407 programs really run",
-			"0.4287 ± 0.0000      1328 ± 120     1003 ± 48      0.3%", "0.4327 ± 0.0000      706 ± 28       698 ± 25       1.4%", "+0.0041",
+			"0.4287 ± 0.0000      1328 ± 120     1003 ± 48      0.3%", "0.4327 ± 0.0000      706 ± 28       698 ± 25       1.4%", "0.0449      +0.0041\n", // no SE after the difference
 			"0.4300 ± 0.0014 (+2.0 SE)", // RL at 15 minutes
 			"rl-duration-aware  19m7s, 12m3s, 5m24s", "no-learn           2m10s, 4m57s, 4m39s",
 		}},
