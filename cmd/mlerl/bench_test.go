@@ -355,6 +355,12 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.4300 ± 0.0014 (+2.0 SE)", // RL at 15 minutes
 			"rl-duration-aware  19m7s, 12m3s, 5m24s", "no-learn           2m10s, 4m57s, 4m39s",
 		}},
+		{"hpc-job-class with the default at 20 minutes", results("hpc-20m-f42e53c"), []string{
+			"binary f42e53cde090", "339 programs really run",
+			"0.8864 ± 0.0019      652 ± 45       550 ± 30       3.0%", "0.8880 ± 0.0018      485 ± 39       474 ± 35       5.7%", "-0.0016 (-0.6 SE)",
+			"0.8844 ± 0.0001 (-0.2 SE)", // RL at 5 minutes
+			"rl-duration-aware  37s, 6m5s, 15m49s", "no-learn           44s, 7m26s, 5m15s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
