@@ -361,6 +361,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8844 ± 0.0001 (-0.2 SE)", // RL at 5 minutes
 			"rl-duration-aware  37s, 6m5s, 15m49s", "no-learn           44s, 7m26s, 5m15s",
 		}},
+		// A ceiling: every run of both arms ends on 0.9718.
+		{"letter-recognition with the default at 20 minutes", results("letter-20m-f42e53c"), []string{
+			"binary f42e53cde090", "795 programs really run",
+			"0.9718 ± 0.0000      211 ± 22       209 ± 21       4.3%", "0.9718 ± 0.0000      202 ± 4        201 ± 3        4.4%", "+0.0000 (+0.0 SE)",
+			"0.9695 ± 0.0012 (+0.0 SE)", // RL at 5 minutes
+			"rl-duration-aware  6m32s, 4m28s, 10m5s", "no-learn           11m3s, 2m41s, 8m56s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
