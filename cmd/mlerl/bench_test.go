@@ -361,10 +361,11 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8844 ± 0.0001 (-0.2 SE)", // RL at 5 minutes
 			"rl-duration-aware  37s, 6m5s, 15m49s", "no-learn           44s, 7m26s, 5m15s",
 		}},
-		// A ceiling: every run of both arms ends on 0.9718.
+		// A ceiling: every run of both arms ends on 0.9718, so both SEs are
+		// zero (not round-off) and the table gives no SE for the difference.
 		{"letter-recognition with the default at 20 minutes", results("letter-20m-f42e53c"), []string{
 			"binary f42e53cde090", "795 programs really run",
-			"0.9718 ± 0.0000      211 ± 22       209 ± 21       4.3%", "0.9718 ± 0.0000      202 ± 4        201 ± 3        4.4%", "+0.0000 (+0.0 SE)",
+			"0.9718 ± 0.0000      211 ± 22       209 ± 21       4.3%", "0.9718 ± 0.0000      202 ± 4        201 ± 3        4.4%", "0.0091      +0.0000\n", // no SE after the difference
 			"0.9695 ± 0.0012 (+0.0 SE)", // RL at 5 minutes
 			"rl-duration-aware  6m32s, 4m28s, 10m5s", "no-learn           11m3s, 2m41s, 8m56s",
 		}},

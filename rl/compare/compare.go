@@ -774,9 +774,17 @@ func (a *Arm) summarise(budget time.Duration) {
 	}
 }
 
+// stat is the mean of xs and its standard error. Equal values give exactly
+// their value and an SE of exactly zero: summing and dividing leaves a
+// round-off SE of about 1e-17 instead, and a table that divides a
+// difference by it prints a ratio of two round-off errors.
 func stat(xs []float64) Stat {
 	s := Stat{N: len(xs)}
 	if len(xs) == 0 {
+		return s
+	}
+	if !slices.ContainsFunc(xs, func(x float64) bool { return x != xs[0] }) {
+		s.Mean = xs[0]
 		return s
 	}
 	for _, x := range xs {
