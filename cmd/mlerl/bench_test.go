@@ -369,6 +369,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9695 ± 0.0012 (+0.0 SE)", // RL at 5 minutes
 			"rl-duration-aware  6m32s, 4m28s, 10m5s", "no-learn           11m3s, 2m41s, 8m56s",
 		}},
+		// RL behind at length: two no-learn improve walks reached lines
+		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
+		// and character n-grams) that RL's runs reached late or never.
+		{"austen-authorship with the default at 20 minutes", results("austen-20m-f42e53c"), []string{
+			"binary f42e53cde090", "695 programs really run",
+			"0.3194 ± 0.0060      276 ± 27       260 ± 14       1.7%", "0.3046 ± 0.0114      238 ± 11       238 ± 11       1.6%", "-0.0148 (-1.1 SE)",
+			"0.3257 ± 0.0006 (+1.0 SE)", // RL at 5 minutes
+			"rl-duration-aware  43s, 19m23s, 19m20s", "no-learn           9m18s, 10m29s, 18m23s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
