@@ -161,14 +161,14 @@ func CheckEditFloor(f float64) error {
 // teaches nothing; on, the walk is drawn again with each decision floored at
 // half the prior and then at all of it (repeatFloors), so a policy that has
 // written every plan near its mode goes on searching where the prompting
-// baseline would. At 20 minutes RL's runs repeated about 1,300 programs each
-// on movie-ratings, 330 on meats-composition, 300 on telco-churn, 80 on
-// stackoverflow-remote, and 2 and 0 in all on wordnet-supersense and
-// tweet-source, whose text gives edits far more plans (bench/RESULTS.md); on
-// stackoverflow-remote its best stopped moving while no-learn's went on, on
-// meats-composition RL still ended ahead of no-learn on every seed.
-// Measured on telco-churn it ended most repeats and moved no best, so it is
-// off.
+// baseline would. At 20 minutes RL repeated about 1,300 programs a run on
+// movie-ratings, 330 on meats-composition, 300 on telco-churn and 80 on
+// stackoverflow-remote, but 2 over all three runs of wordnet-supersense and
+// none on tweet-source, whose text gives edits far more plans
+// (bench/RESULTS.md); on stackoverflow-remote its best stopped moving while
+// no-learn's went on, on meats-composition RL still ended ahead of no-learn
+// on every seed. Measured on telco-churn it ended most repeats and moved no
+// best, so it is off.
 func (p *Policy) SetPriorOnRepeat(on bool) { p.priorOnRepeat = on }
 
 // Version is the number of updates the net has taken.
