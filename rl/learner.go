@@ -500,6 +500,9 @@ func (l *learner) complete(res episode.Result) {
 		l.n.Reused++
 	}
 	j.done, j.result, j.doneAt = true, res, l.now()
+	if o, ok := l.pol.(Observer); ok {
+		o.Observe(Solution{Action: j.action, Result: res})
+	}
 	l.ranks.Observe(res)
 	l.durations.Observe(res)
 	if j.prompt.Kind == episode.Improve && j.prompt.Parent != nil {

@@ -123,6 +123,16 @@ type Policy interface {
 	Load(dir string) error
 }
 
+// Observer is a Policy that also learns from every completed episode as it
+// completes, not only from the fresh ones of an update batch: the recipe
+// policy's model of results (its screen) keeps every result, reused and
+// stale ones included. The learner calls Observe between Samples, never
+// during one. A frozen policy (Frozen) observes nothing: the prompting
+// baseline learns nothing from its results.
+type Observer interface {
+	Observe(Solution)
+}
+
 // LearnerClock is implemented by an Env whose clock is virtual (the replay Env).
 // The learner reports its own compute so the Env can charge a modelled cost for
 // it on the virtual clock; slots that free up meanwhile sit idle, which keeps

@@ -104,6 +104,10 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--widen", "64"}, "--widen needs the recipe policy"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--widen", "-64"}, "--widen: widen after -64 episodes"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--prior-on-repeat"}, "--prior-on-repeat needs the recipe policy"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--screen", "1"}, "--screen: screen 1: want 0 (off) or 2 to 256 candidates"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--screen", "8"}, "--screen needs the recipe policy"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--no-learn", "--screen", "8"}, "--screen learns from the run's results and --no-learn learns nothing"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen", "-3"}, "--screen: screen -3: want 0 (off) or 2 to 256"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {

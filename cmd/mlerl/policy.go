@@ -75,10 +75,14 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 			return nil, usageErrorf("train: --edit-floor: %v", err)
 		}
 		pol.SetPriorOnRepeat(rc.PriorOnRepeat)
+		if err := pol.SetScreen(rc.Screen); err != nil {
+			return nil, usageErrorf("train: --screen: %v", err)
+		}
 		if rc.InitPolicy != "" && fresh {
 			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
 				return nil, usageErrorf("train: --init-policy: %v", err)
 			}
+			pol.ForgetResults() // its net is the starting point; its results are another run's
 		}
 		if rc.NoLearn {
 			return rl.Frozen(pol), nil

@@ -52,6 +52,7 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		wantBuf, wantLines, wantWiden int
 		wantMix, refused              string
 		wantRepeat                    bool
+		wantScreen                    int
 	}{
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, wantBuf: 1},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, wantBuf: 3},
@@ -63,6 +64,8 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"widen_after":-2}`, wantBuf: 1, wantWiden: -2, refused: "--widen: widen after -2 episodes"},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"prior_on_repeat":true}`, wantBuf: 1, wantRepeat: true},
 		{runJSON: `{"tasks":["t"],"policy":"llm","budget_ns":1,"batch":1,"buffer":1,"prior_on_repeat":true}`, wantBuf: 1, wantRepeat: true, refused: "--prior-on-repeat needs the recipe policy"},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"screen":8}`, wantBuf: 1, wantScreen: 8},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"screen":1}`, wantBuf: 1, wantScreen: 1, refused: "--screen: screen 1"},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, runConfigFile), []byte(tc.runJSON), 0o644); err != nil {
@@ -70,7 +73,7 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		}
 		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
 		checked := rc.check()
-		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix || rc.WidenAfter != tc.wantWiden || rc.PriorOnRepeat != tc.wantRepeat ||
+		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix || rc.WidenAfter != tc.wantWiden || rc.PriorOnRepeat != tc.wantRepeat || rc.Screen != tc.wantScreen ||
 			(tc.refused == "") != (checked == nil) || checked != nil && !strings.Contains(checked.Error(), tc.refused) {
 			t.Errorf("%s: buffer %d, lines %d, mix %q, prior on repeat %v (%v, check %v), want %d, %d, %q, %v, refused %q",
 				tc.runJSON, rc.Buffer, rc.Lines, rc.Mix, rc.PriorOnRepeat, err, checked, tc.wantBuf, tc.wantLines, tc.wantMix, tc.wantRepeat, tc.refused)
@@ -137,11 +140,14 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var lf learnFlags
 	lf.register(fs)
-	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat"}); err != nil {
+	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8"}); err != nil {
 		t.Fatal(err)
 	}
 	var rc runConfig
 	lf.apply(&rc)
+	if raw, err := json.Marshal(rc); err != nil || rc.Screen != 8 || !strings.Contains(string(raw), `"screen":8`) {
+		t.Errorf("--screen 8: run config %d, JSON %s (%v)", rc.Screen, raw, err)
+	}
 	if raw, err := json.Marshal(rc); err != nil || rc.WidenAfter != 64 || !strings.Contains(string(raw), `"widen_after":64`) ||
 		!rc.PriorOnRepeat || !strings.Contains(string(raw), `"prior_on_repeat":true`) {
 		t.Errorf("--widen 64 --prior-on-repeat: run config %d %v, JSON %s (%v)", rc.WidenAfter, rc.PriorOnRepeat, raw, err)
@@ -150,7 +156,7 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	var lfOff learnFlags
 	lfOff.register(flag.NewFlagSet("train", flag.ContinueOnError))
 	lfOff.apply(&off)
-	if raw, err := json.Marshal(off); err != nil || off.PriorOnRepeat || strings.Contains(string(raw), "prior_on_repeat") {
+	if raw, err := json.Marshal(off); err != nil || off.PriorOnRepeat || strings.Contains(string(raw), "prior_on_repeat") || strings.Contains(string(raw), `"screen"`) {
 		t.Errorf("no --prior-on-repeat: run config %v, JSON %s (%v)", off.PriorOnRepeat, raw, err)
 	}
 	for _, tc := range []struct{ arg, want string }{{"adaptive", "adaptive"}, {"half", ""}} {

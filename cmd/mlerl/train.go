@@ -65,12 +65,15 @@ type runConfig struct {
 	WidenAfter int `json:"widen_after,omitempty"`
 	// PriorOnRepeat is recipe.Policy.SetPriorOnRepeat; absent is off, as
 	// runs before it.
-	PriorOnRepeat bool          `json:"prior_on_repeat,omitempty"`
-	Seed          uint64        `json:"seed"`
-	Instrument    string        `json:"instrument"`
-	Timeout       time.Duration `json:"timeout_ns"`
-	Memory        int64         `json:"memory_bytes"`
-	Isolation     string        `json:"isolation"`
+	PriorOnRepeat bool `json:"prior_on_repeat,omitempty"`
+	// Screen is recipe.Policy.SetScreen's candidates per walk; absent is 0
+	// (off), as runs before it.
+	Screen     int           `json:"screen,omitempty"`
+	Seed       uint64        `json:"seed"`
+	Instrument string        `json:"instrument"`
+	Timeout    time.Duration `json:"timeout_ns"`
+	Memory     int64         `json:"memory_bytes"`
+	Isolation  string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -243,6 +246,7 @@ func (rc runConfig) check() error {
 	shapingErr := rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite)
 	editFloorErr := recipe.CheckEditFloor(rc.EditFloor)
 	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
+	screenErr := recipe.CheckScreen(rc.Screen)
 	switch {
 	case len(rc.Tasks) == 0:
 		return usageErrorf("train: --task is required")
@@ -272,6 +276,12 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --widen: %v", widenErr)
 	case rc.WidenAfter != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --widen needs the recipe policy, whose improve walks it widens toward its prior (--policy %s has no separate prior)", rc.Policy)
+	case screenErr != nil:
+		return usageErrorf("train: --screen: %v", screenErr)
+	case rc.Screen != 0 && rc.Policy != "recipe":
+		return usageErrorf("train: --screen needs the recipe policy, whose plans its model of results reads (--policy %s writes free code)", rc.Policy)
+	case rc.Screen != 0 && rc.NoLearn:
+		return usageErrorf("train: --screen learns from the run's results and --no-learn learns nothing: drop one")
 	case rc.PriorOnRepeat && rc.Policy != "recipe":
 		return usageErrorf("train: --prior-on-repeat needs the recipe policy, whose walks it floors toward its prior (--policy %s has no separate prior)", rc.Policy)
 	case rc.Lines != 0 && rc.Policy != "recipe":
@@ -478,7 +488,7 @@ type learnFlags struct {
 	priorOnRepeat                 bool
 	utility, improveCredit, mix   string
 	timeCharge, elite, editFloor  float64
-	buffer, lines, widen          int
+	buffer, lines, widen, screen  int
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -494,13 +504,14 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
 	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", false, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, instead of repeating one (recipe policy; default: repeat)")
+	fs.IntVar(&f.screen, "screen", 0, "draw K new candidate programs per prompt and run the one a model of the run's results (a Bayesian linear model over the plans' choices) expects to improve most on the task's best (recipe policy; 0: off, the first draw)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
 
 func (f *learnFlags) apply(rc *runConfig) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
-	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat = f.lines, f.mix, f.widen, f.priorOnRepeat
+	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
 	if f.mix == rl.MixHalf {
 		rc.Mix = "" // run.json keeps the fixed half as absent, as runs before it
 	}

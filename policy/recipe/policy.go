@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/policy/choicenet"
+	"github.com/mlerl/mlerl/policy/screen"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/task"
 )
@@ -60,6 +61,10 @@ type Policy struct {
 	// priorOnRepeat floors a walk toward the prior once its redraws only
 	// repeat plans (SetPriorOnRepeat).
 	priorOnRepeat bool
+	// screenK candidates per walk, chosen among by the task's model of
+	// results in screens (SetScreen; 0: off).
+	screenK int
+	screens map[string]*screen.Model
 }
 
 // meta is what an action carries so it can be scored again by a newer net,
@@ -70,6 +75,9 @@ type meta struct {
 	Parent       []choicenet.Step `json:"parent_steps,omitempty"`
 	ParentReward float64          `json:"parent_reward,omitempty"`
 	Temperature  float64          `json:"temperature"`
+	// Screen is set when the action was the model of results' pick among
+	// several candidates (SetScreen).
+	Screen *screenNote `json:"screen,omitempty"`
 }
 
 // NewPolicy profiles every task up front (a task the grammar cannot read is
@@ -89,6 +97,7 @@ func NewPolicy(tasks []*task.Task, seed uint64) (*Policy, error) {
 		profiles:    map[string]*Profile{},
 		prefs:       map[string]preferences{},
 		tried:       map[string]map[string]bool{},
+		screens:     map[string]*screen.Model{},
 		rng:         rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
 		temperature: Temperature,
 	}
@@ -213,11 +222,16 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	if !(widen >= 0 && widen <= 1) {
 		return rl.Action{}, fmt.Errorf("recipe policy: widen %v is not a share in [0, 1]", pr.Widen)
 	}
-	w, steps, logps, err := p.draw(prof, c, prefs, parentPlan, widen, p.tried[pr.Task.Name])
+	drawOne := func(seen map[string]bool) (*Walker, stepsAndLogps, error) {
+		w, steps, logps, err := p.draw(prof, c, prefs, parentPlan, widen, seen)
+		return w, stepsAndLogps{steps, logps}, err
+	}
+	w, drawn, note, err := p.screenDraw(pr.Task.Name, drawOne, p.tried[pr.Task.Name])
 	if err != nil {
 		return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 	}
-	m.Steps = steps
+	m.Steps, m.Screen = drawn.steps, note
+	logps := drawn.logps
 	m.Plan = w.Plan()
 	code, err := Render(prof, m.Plan)
 	if err != nil {
@@ -411,7 +425,8 @@ func (p *Policy) Update(ctx context.Context, samples []rl.Sample) (rl.UpdateStat
 
 const netFile = "recipe-net.bin"
 
-// Save writes the net (weights, optimiser state, version) into dir.
+// Save writes the net (weights, optimiser state, version) into dir, and the
+// models of results when the screen has observed any (SetScreen).
 func (p *Policy) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("recipe policy: save: %w", err)
@@ -428,10 +443,17 @@ func (p *Policy) Save(dir string) error {
 	if err := errors.Join(tmp.Sync(), tmp.Close()); err != nil {
 		return fmt.Errorf("recipe policy: save: %w", err)
 	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, netFile))
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, netFile)); err != nil {
+		return fmt.Errorf("recipe policy: save: %w", err)
+	}
+	if err := p.saveScreen(dir); err != nil {
+		return fmt.Errorf("recipe policy: save: %w", err)
+	}
+	return nil
 }
 
-// Load restores what Save wrote.
+// Load restores what Save wrote; a folder without models of results (a
+// run without the screen, or from before it) leaves none.
 func (p *Policy) Load(dir string) error {
 	f, err := os.Open(filepath.Join(dir, netFile))
 	if err != nil {
@@ -440,6 +462,9 @@ func (p *Policy) Load(dir string) error {
 	defer f.Close()
 	if err := p.net.Load(f); err != nil {
 		return fmt.Errorf("recipe policy: load %s: %w", f.Name(), err)
+	}
+	if err := p.loadScreen(dir); err != nil {
+		return fmt.Errorf("recipe policy: load: %w", err)
 	}
 	return nil
 }

@@ -89,6 +89,10 @@ type Config struct {
 	// PriorOnRepeat is the RL arms' recipe.Policy.SetPriorOnRepeat, as
 	// given (false: off).
 	PriorOnRepeat bool
+	// Screen is the RL arms' recipe.Policy.SetScreen, as given (0: off). A
+	// learning setting: the model it picks with is fitted on the run's
+	// results, which the prompting baseline does not learn from.
+	Screen int
 	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
@@ -262,9 +266,12 @@ type Result struct {
 	WidenAfter int `json:"rl_widen_after,omitempty"`
 	// PriorOnRepeat is the RL arms' recipe.Policy.SetPriorOnRepeat;
 	// absent: off, as results from before it.
-	PriorOnRepeat bool   `json:"rl_prior_on_repeat,omitempty"`
-	Init          string `json:"rl_init_policy,omitempty"`
-	Buffer        int    `json:"rl_buffer"`
+	PriorOnRepeat bool `json:"rl_prior_on_repeat,omitempty"`
+	// Screen is the RL arms' recipe.Policy.SetScreen; absent: 0 (off), as
+	// results from before it.
+	Screen int    `json:"rl_screen,omitempty"`
+	Init   string `json:"rl_init_policy,omitempty"`
+	Buffer int    `json:"rl_buffer"`
 	// Grid is every arm's grid of hyperparameter values; absent: the
 	// standard one (results from before it was a choice).
 	Grid string `json:"grid,omitempty"`
@@ -307,8 +314,8 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
 	res.Init, res.Decision, res.EditFloor, res.WidenAfter = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor, cfg.WidenAfter
-	res.PriorOnRepeat = cfg.PriorOnRepeat
-	if err := errors.Join(recipe.CheckEditFloor(cfg.EditFloor), rl.CheckWidenAfter(cfg.WidenAfter)); err != nil {
+	res.PriorOnRepeat, res.Screen = cfg.PriorOnRepeat, cfg.Screen
+	if err := errors.Join(recipe.CheckEditFloor(cfg.EditFloor), rl.CheckWidenAfter(cfg.WidenAfter), recipe.CheckScreen(cfg.Screen)); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	if err := recipe.CheckGrid(cmp.Or(cfg.Grid, recipe.GridStandard)); err != nil {
@@ -608,8 +615,10 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 			rp.SetTimeLimit(cfg.Settings.Timeout)
 			err = errors.Join(rp.SetGrid(grid), rp.SetEditFloor(cfg.EditFloor))
 			rp.SetPriorOnRepeat(cfg.PriorOnRepeat)
+			err = errors.Join(err, rp.SetScreen(cfg.Screen))
 			if err == nil && cfg.InitPolicy != "" {
 				err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
+				rp.ForgetResults() // the net is the starting point; the other run's results are not
 			}
 		}
 		pol = rp
@@ -883,6 +892,14 @@ func repeatNote(on bool) string {
 	return ", walks that only repeat plans turn to the prior"
 }
 
+// screenNote says when the RL arms screen candidates (recipe.Policy.SetScreen).
+func screenNote(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", each walk the model of results' pick of %d candidates", k)
+}
+
 // initNote names the run the RL arms started from, if any.
 func initNote(dir string) string {
 	if dir == "" {
@@ -921,7 +938,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat), initNote(r.Init), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen), initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

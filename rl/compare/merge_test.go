@@ -137,6 +137,7 @@ func TestMerge(t *testing.T) {
 		{"edit floor", []*Result{rl, part(with(func(r *Result) { r.EditFloor = 0.5 }), DurationAware, map[uint64]float64{4: 0.5})}, "different edit floor (0, 0.5)"},
 		{"widen", []*Result{rl, part(with(func(r *Result) { r.WidenAfter = 64 }), DurationAware, map[uint64]float64{4: 0.5})}, "different widen after (0, 64)"},
 		{"prior on repeat", []*Result{rl, part(with(func(r *Result) { r.PriorOnRepeat = true }), DurationAware, map[uint64]float64{4: 0.5})}, "different prior on repeat (false, true)"},
+		{"screen", []*Result{rl, part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different screen (0, 8)"},
 		{"same run twice", []*Result{nl, part(base, NoLearn, map[uint64]float64{3: 0.6})}, "t no-learn seed 3 is in both p0 and p1"},
 		{"direction", []*Result{nl, func() *Result {
 			r := part(base, DurationAware, map[uint64]float64{1: 0.5})

@@ -1,0 +1,200 @@
+package recipe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/mlerl/mlerl/policy/choicenet"
+	"github.com/mlerl/mlerl/policy/screen"
+	"github.com/mlerl/mlerl/rl"
+)
+
+// SetScreen makes every walk draw k distinct new candidate plans and run the
+// one the task's model of results (package screen) expects to improve most
+// on the task's best; 0 (the default) runs the policy's first draw, as
+// before. The model learns from every completed episode (Observe); until it
+// has a few valid results it picks the first draw. k = 1 would be the first
+// draw: refused, so a flag of 1 is not mistaken for a screen.
+//
+// Why: past a run's first minutes the learnt policy draws near its mode, and
+// which line an improve walk reaches decides the final best
+// (bench/RESULTS.md, the 20-minute runs): the net, anchored to the prior and
+// moved a noisy batch at a time, forgets what it tried, while the model keeps
+// every result and knows which choices were never tried. The candidates are
+// the policy's own draws, so what it learnt still proposes; the model
+// disposes. The PPO update then learns from the chosen samples with their
+// own log-probabilities: the screen is part of how actions are chosen, as a
+// search over a policy's samples is, and the clip bounds what the selection
+// does to the ratio.
+func (p *Policy) SetScreen(k int) error {
+	if err := CheckScreen(k); err != nil {
+		return fmt.Errorf("recipe policy: %w", err)
+	}
+	p.screenK = k
+	return nil
+}
+
+// CheckScreen says why k is not a screen size (nil when it is).
+func CheckScreen(k int) error {
+	if k < 0 || k == 1 || k > maxScreen {
+		return fmt.Errorf("screen %d: want 0 (off) or 2 to %d candidates", k, maxScreen)
+	}
+	return nil
+}
+
+// maxScreen bounds the candidates per walk: each is a walk of microseconds
+// and a prediction of a few, but a screen of thousands is a different search.
+const maxScreen = 256
+
+// Observe records a completed episode in its task's model of results when
+// the screen is on (rl.Observer); the learner calls it for every completion,
+// reused ones included (the model keeps a plan once).
+func (p *Policy) Observe(s rl.Solution) {
+	if p.screenK == 0 {
+		return
+	}
+	var m meta
+	if err := json.Unmarshal(s.Action.Meta, &m); err != nil || m.Plan == nil {
+		return // not a recipe action: nothing to learn its plan from
+	}
+	model := p.screens[s.Result.Task]
+	if model == nil {
+		model = screen.New()
+		p.screens[s.Result.Task] = model
+	}
+	model.Observe(m.Plan.Key(), planFeatures(m.Plan), s.Result.Valid, s.Result.Reward)
+}
+
+// screenNote is what an action records of its screen: the candidates drawn,
+// which was run, and the model's belief about it.
+type screenNote struct {
+	Candidates int               `json:"candidates"`
+	Chosen     int               `json:"chosen"`
+	Pred       screen.Prediction `json:"prediction"`
+}
+
+// screenDraw draws up to p.screenK candidates, each new to the task (the
+// walks see one another's plans as written) and returns the one the model
+// picks; only it is marked written. Without a ready model it is the first
+// draw, as without a screen.
+func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Walker, stepsAndLogps, error), seen map[string]bool) (*Walker, stepsAndLogps, *screenNote, error) {
+	model := p.screens[task]
+	if model == nil || !model.Ready() {
+		w, sl, err := drawOne(seen)
+		return w, sl, nil, err
+	}
+	scratch := maps.Clone(seen)
+	var walkers []*Walker
+	var draws []stepsAndLogps
+	var feats [][]string
+	for range p.screenK {
+		w, sl, err := drawOne(scratch)
+		if err != nil {
+			return nil, stepsAndLogps{}, nil, err
+		}
+		key := w.Plan().Key()
+		if slices.ContainsFunc(walkers, func(o *Walker) bool { return o.Plan().Key() == key }) {
+			break // the redraws ran out of new plans: a repeat, screened against the rest
+		}
+		walkers, draws = append(walkers, w), append(draws, sl)
+		feats = append(feats, planFeatures(w.Plan()))
+	}
+	i, preds := model.Pick(feats)
+	seen[walkers[i].Plan().Key()] = true
+	return walkers[i], draws[i], &screenNote{Candidates: len(walkers), Chosen: i, Pred: preds[i]}, nil
+}
+
+// stepsAndLogps is one walk's decisions and their log-probabilities.
+type stepsAndLogps struct {
+	steps []choicenet.Step
+	logps []float64
+}
+
+// partOf is each decision's part, by name.
+var partOf = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range grammar {
+		m[s.name] = s.part
+	}
+	return m
+}()
+
+// planFeatures are what the model of results sees of a plan: each choice
+// ("features.text=tfidf_word"), and each choice outside the model part with
+// the model family ("xgboost|features.text=tfidf_word"), since how a table
+// is encoded pays differently per model (one-hot text helps a linear model
+// and can drown a forest). Hyperparameters belong to one family already.
+func planFeatures(pl *Plan) []string {
+	fam := pl.Get("model.family")
+	out := make([]string, 0, 2*len(pl.Choices))
+	for _, c := range pl.Choices {
+		f := c.Name + "=" + c.Value
+		out = append(out, f)
+		if part := partOf[c.Name]; part != PartHyper && part != PartModel && fam != "" {
+			out = append(out, fam+"|"+f)
+		}
+	}
+	return out
+}
+
+const screenFile = "recipe-screen.json"
+
+// saveScreen writes the models' observations beside the net (Save).
+func (p *Policy) saveScreen(dir string) error {
+	path := filepath.Join(dir, screenFile)
+	if len(p.screens) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	st := map[string][]screen.Record{}
+	for t, m := range p.screens {
+		st[t] = m.State()
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// loadScreen restores what saveScreen wrote; no file is no observations.
+func (p *Policy) loadScreen(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, screenFile))
+	if errors.Is(err, os.ErrNotExist) {
+		p.screens = map[string]*screen.Model{}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var st map[string][]screen.Record
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("%s is corrupt: %w", screenFile, err)
+	}
+	screens := map[string]*screen.Model{}
+	for t, recs := range st {
+		m, err := screen.Restore(recs)
+		if err != nil {
+			return fmt.Errorf("%s: task %s: %w", screenFile, t, err)
+		}
+		screens[t] = m
+	}
+	p.screens = screens
+	return nil
+}
+
+// ForgetResults drops the models of results: a policy loaded from another
+// run (--init-policy) starts with that run's net but none of its results,
+// which are another run's knowledge of the task, not a starting point.
+func (p *Policy) ForgetResults() { p.screens = map[string]*screen.Model{} }

@@ -1,0 +1,141 @@
+package recipe
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/task"
+)
+
+// observeAll files each action's result as the learner would: reward(plan),
+// valid unless reward is negative.
+func observeAll(p *Policy, tk *task.Task, acts []rl.Action, reward func(*Plan) float64) {
+	for i, a := range acts {
+		var m meta
+		_ = json.Unmarshal(a.Meta, &m)
+		r := reward(m.Plan)
+		p.Observe(rl.Solution{Action: a, Result: episode.Result{Episode: "e" + strconv.Itoa(i), Task: tk.Name, Valid: r >= 0, Reward: r}})
+	}
+}
+
+// The screen's promises: until its model has a few valid results the
+// policy writes exactly what it writes without one; once it has, it runs
+// the candidate the results favour far more often than the policy's own
+// first draw would; only the chosen plan counts as written, so the others
+// stay available; and its model survives Save and Load, but not
+// ForgetResults (--init-policy).
+func TestScreenPicksWhatResultsFavour(t *testing.T) {
+	plain, tk := fixturePolicy(t, "tiny-churn", 5)
+	screened, _ := fixturePolicy(t, "tiny-churn", 5)
+	if err := screened.SetScreen(8); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []int{-1, 1, maxScreen + 1} {
+		if err := screened.SetScreen(bad); err == nil {
+			t.Errorf("SetScreen(%d) took a screen of that size", bad)
+		}
+	}
+	// Not ready: the same plans as without a screen, and no screen note.
+	a, b := sampleScratch(t, plain, tk, 24), sampleScratch(t, screened, tk, 24)
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			t.Fatalf("sample %d before the model is ready: %s with the screen, %s without", i, b[i].Key, a[i].Key)
+		}
+		if actionMeta(t, b[i]).Screen != nil {
+			t.Fatalf("sample %d has a screen note before any result", i)
+		}
+	}
+	// The results: the family the prior draws second most pays, failures
+	// aside every other program is middling.
+	counts := map[string]int{}
+	for _, x := range a {
+		counts[x.Line]++
+	}
+	def := Default(screened.profiles[tk.Name]).Get("model.family")
+	good := ""
+	for f, n := range counts {
+		if f != def && (good == "" || n > counts[good] || n == counts[good] && f < good) {
+			good = f
+		}
+	}
+	if good == "" {
+		t.Fatalf("24 draws of the prior took only the default family %s: the test needs another", def)
+	}
+	reward := func(pl *Plan) float64 {
+		if pl.Get("model.family") == good {
+			return 0.9
+		}
+		return 0.5 + 0.001*float64(len(pl.Key())%7)
+	}
+	observeAll(screened, tk, b, reward)
+	plain.Observe(rl.Solution{Action: a[0], Result: episode.Result{Task: tk.Name, Valid: true, Reward: 1}})
+	if len(plain.screens) != 0 {
+		t.Error("a policy without the screen kept a model of results")
+	}
+
+	tried := len(screened.tried[tk.Name])
+	a, b = sampleScratch(t, plain, tk, 64), sampleScratch(t, screened, tk, 64)
+	if got := len(screened.tried[tk.Name]) - tried; got != 64 {
+		t.Errorf("64 screened samples marked %d plans written, want 64 (only the chosen ones)", got)
+	}
+	share := func(acts []rl.Action) float64 {
+		n := 0
+		for _, x := range acts {
+			if x.Line == good {
+				n++
+			}
+		}
+		return float64(n) / float64(len(acts))
+	}
+	t.Logf("share of %s (the family that paid): first draws %.2f, screened %.2f", good, share(a), share(b))
+	// At most the share of pools of 8 draws that hold the family at all
+	// (1 − (1 − p)⁸, a third for p = 5%), when it is always chosen.
+	if share(b) < 4*share(a) {
+		t.Errorf("the screen ran %s in %.2f of its samples, the policy's first draws in %.2f: want four times as often", good, share(b), share(a))
+	}
+	for i, x := range b {
+		n := actionMeta(t, x).Screen
+		if n == nil || n.Candidates < 2 || n.Candidates > 8 || n.Chosen < 0 || n.Chosen >= n.Candidates {
+			t.Fatalf("screened sample %d: note %+v, want 2-8 candidates and the chosen among them", i, n)
+		}
+	}
+
+	dir := t.TempDir()
+	if err := screened.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	loaded, _ := fixturePolicy(t, "tiny-churn", 6)
+	if err := loaded.Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := loaded.screens[tk.Name].Len(), screened.screens[tk.Name].Len(); got != want || want != 24 {
+		t.Errorf("loaded model holds %d results, saved %d (want 24)", got, want)
+	}
+	loaded.ForgetResults()
+	if len(loaded.screens) != 0 {
+		t.Error("ForgetResults kept a model")
+	}
+	// A checkpoint without the file (a run without the screen) loads none,
+	// and Save removes a stale one.
+	if err := plain.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, screenFile)); !os.IsNotExist(err) {
+		t.Errorf("saving a policy without results left %s (%v)", screenFile, err)
+	}
+	if err := screened.Load(dir); err != nil || len(screened.screens) != 0 {
+		t.Errorf("loading a folder without models: %v, %d models", err, len(screened.screens))
+	}
+	// A damaged file is an error naming it, not a panic or an empty model.
+	if err := os.WriteFile(filepath.Join(dir, screenFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := loaded.Load(dir); err == nil {
+		t.Error("Load took a corrupt model file")
+	}
+}

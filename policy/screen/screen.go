@@ -1,0 +1,388 @@
+// Package screen is a learnt critic of whole programs for one task: a
+// Bayesian linear model of how a program ranks among the task's results,
+// from the features of its plan (one per choice, e.g. "model.family=xgboost"),
+// fitted on the results the run has seen. A policy that draws several
+// candidate programs for a prompt asks it which one to run: the one with the
+// largest expected improvement over the task's best (Pick).
+//
+// Why a model of results and not only the policy's own distribution: the
+// policy net learns what to draw, a few noisy updates at a time and anchored
+// to its prior, so after a run's first minutes it draws near its mode and its
+// improve walks keep to lines that paid early. The model instead remembers
+// every result and knows which choices were never tried: an untried choice
+// keeps its prior uncertainty, so expected improvement prefers a candidate
+// that tries something new over one that repeats what is known to be middling.
+// That is the sequential model-based search hyperparameter optimisers use,
+// applied to the candidates the policy proposes.
+package screen
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Alpha is the prior precision of every weight: a choice's effect is a priori
+// N(0, s²/Alpha) on the normal-score scale, so a choice seen once moves the
+// prediction by about half its residual, and an untried one adds s²/Alpha to
+// the predictive variance.
+const Alpha = 1.0
+
+// biasAlpha is the intercept's precision: weak, the mean is the data's.
+const biasAlpha = 0.01
+
+// refitEvery is how many new observations make the model refit before its
+// next prediction: a fit is a Cholesky factorisation of a matrix as wide as
+// the distinct features seen (hundreds), tens of milliseconds; once a batch
+// (the learner's 8) keeps that small beside the programs run.
+const refitEvery = 8
+
+// MinValid is how many valid results the model needs before Pick chooses:
+// with fewer, the normal scores of ranks say little and Pick returns the
+// policy's own first draw.
+const MinValid = 4
+
+type observation struct {
+	feats  []string
+	valid  bool
+	reward float64
+}
+
+// Model is one task's model. The zero value is not usable: use New.
+type Model struct {
+	obs   []observation
+	byKey map[string]int // plan key -> index in obs: identical programs are one result
+
+	// The fit (refit when stale > refitEvery or never fitted).
+	stale  int
+	fitted bool
+	index  map[string]int // feature -> column
+	chol   []float64      // lower Cholesky factor of XᵀX + diag(alpha), row-major d×d
+	w      []float64      // posterior mean weights
+	s2     float64        // noise variance of the normal scores
+	best   float64        // the best observed normal score
+	valid  int            // valid results in the fit
+	dim    int
+	scores []float64 // each observation's normal score in the fit (tests read it)
+}
+
+// New makes an empty model.
+func New() *Model { return &Model{byKey: map[string]int{}} }
+
+// Observe records one result: a program of plan key with features feats,
+// valid or not, and its reward (higher is better; ignored when not valid).
+// A key seen before is the same program and result (rendering is
+// deterministic and the cache answers it again): recorded once.
+func (m *Model) Observe(key string, feats []string, valid bool, reward float64) {
+	if _, ok := m.byKey[key]; ok {
+		return
+	}
+	if valid && (math.IsNaN(reward) || math.IsInf(reward, 0)) {
+		valid = false // a reward the grader should never give is no ranking
+	}
+	m.byKey[key] = len(m.obs)
+	m.obs = append(m.obs, observation{feats: append([]string(nil), feats...), valid: valid, reward: reward})
+	m.stale++
+}
+
+// Len is the number of distinct programs observed.
+func (m *Model) Len() int { return len(m.obs) }
+
+// Ready says whether Pick will choose (enough valid results to rank).
+func (m *Model) Ready() bool {
+	n := 0
+	for _, o := range m.obs {
+		if o.valid {
+			n++
+		}
+	}
+	return n >= MinValid
+}
+
+// Prediction is the model's belief about one candidate: the mean and
+// standard deviation of its normal score and its expected improvement over
+// the task's best.
+type Prediction struct {
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
+	EI   float64 `json:"ei"`
+}
+
+// Pick returns the index of the candidate (each a plan's features) with the
+// largest expected improvement and the predictions of all of them, or -1
+// and nil when the model is not Ready. Ties go to the earlier candidate (the
+// policy's own first draw comes first).
+func (m *Model) Pick(cands [][]string) (int, []Prediction) {
+	if len(cands) == 0 || !m.Ready() {
+		return -1, nil
+	}
+	m.refit()
+	preds := make([]Prediction, len(cands))
+	best := 0
+	for i, c := range cands {
+		preds[i] = m.predict(c)
+		if preds[i].EI > preds[best].EI {
+			best = i
+		}
+	}
+	return best, preds
+}
+
+// Predict is the model's belief about one plan's features (nil when not Ready).
+func (m *Model) Predict(feats []string) *Prediction {
+	if !m.Ready() {
+		return nil
+	}
+	m.refit()
+	p := m.predict(feats)
+	return &p
+}
+
+func (m *Model) refit() {
+	if m.fitted && m.stale < refitEvery {
+		return
+	}
+	m.fit()
+	m.fitted, m.stale = true, 0
+}
+
+// normalScores turns rewards into the normal scores of their ranks among the
+// valid results (ties share their mean rank): Φ⁻¹((rank − ½)/n). Scores of
+// ML programs have long tails (a broken model at chance, the rest bunched
+// near the top), which a linear model fitted on raw scores would spend
+// itself on; ranks keep every task on one scale and the normal scores keep
+// resolution at the top, where the best is decided. A failure scores one
+// below the worst valid result.
+func (m *Model) normalScores() []float64 {
+	var idx []int
+	for i, o := range m.obs {
+		if o.valid {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return m.obs[idx[a]].reward < m.obs[idx[b]].reward })
+	y := make([]float64, len(m.obs))
+	n := float64(len(idx))
+	low := math.Inf(1)
+	for a := 0; a < len(idx); {
+		b := a
+		for b+1 < len(idx) && m.obs[idx[b+1]].reward == m.obs[idx[a]].reward {
+			b++
+		}
+		rank := float64(a+b)/2 + 1 // 1-based mean rank of the tie
+		z := math.Sqrt2 * math.Erfinv(2*(rank-0.5)/n-1)
+		for k := a; k <= b; k++ {
+			y[idx[k]] = z
+		}
+		low = min(low, z)
+		a = b + 1
+	}
+	for i, o := range m.obs {
+		if !o.valid {
+			y[i] = low - 1
+		}
+	}
+	return y
+}
+
+const biasFeature = "\x00bias"
+
+func (m *Model) fit() {
+	y := m.normalScores()
+	m.index = map[string]int{biasFeature: 0}
+	rows := make([][]int, len(m.obs))
+	for i, o := range m.obs {
+		row := []int{0}
+		for _, f := range o.feats {
+			j, ok := m.index[f]
+			if !ok {
+				j = len(m.index)
+				m.index[f] = j
+			}
+			row = append(row, j)
+		}
+		rows[i] = dedupe(row)
+	}
+	d := len(m.index)
+	a := make([]float64, d*d)
+	b := make([]float64, d)
+	for j := 0; j < d; j++ {
+		a[j*d+j] = Alpha
+	}
+	a[0] = biasAlpha
+	for i, row := range rows {
+		for _, j := range row {
+			b[j] += y[i]
+			for _, k := range row {
+				a[j*d+k]++
+			}
+		}
+	}
+	if !cholesky(a, d) {
+		// XᵀX + αI is positive definite for α > 0; only NaN input fails.
+		m.chol, m.w, m.dim = nil, nil, 0
+		return
+	}
+	m.chol, m.dim = a, d
+	m.w = solve(a, d, b)
+	var rss float64
+	m.best, m.valid = math.Inf(-1), 0
+	for i, row := range rows {
+		r := y[i]
+		for _, j := range row {
+			r -= m.w[j]
+		}
+		rss += r * r
+		if m.obs[i].valid {
+			m.best = max(m.best, y[i])
+			m.valid++
+		}
+	}
+	// One pseudo-observation of variance 1 keeps s² above 0 on a perfect fit.
+	m.s2 = (rss + 1) / float64(len(rows)+1)
+	m.scores = y
+}
+
+func (m *Model) predict(feats []string) Prediction {
+	if m.chol == nil {
+		return Prediction{}
+	}
+	d := m.dim
+	phi := make([]float64, d)
+	phi[0] = 1
+	unknown := 0
+	seen := map[string]bool{}
+	for _, f := range feats {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		if j, ok := m.index[f]; ok {
+			phi[j] = 1
+		} else {
+			unknown++ // weight at its prior: mean 0, variance s²/Alpha
+		}
+	}
+	mean := 0.0
+	for j, v := range phi {
+		mean += v * m.w[j]
+	}
+	// φᵀ A⁻¹ φ = |L⁻¹ φ|² with A = L Lᵀ.
+	z := forward(m.chol, d, phi)
+	q := 0.0
+	for _, v := range z {
+		q += v * v
+	}
+	sd := math.Sqrt(m.s2 * (q + float64(unknown)/Alpha))
+	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best)}
+}
+
+// expectedImprovement is E[max(0, Y − best)] for Y ~ N(mean, sd²).
+func expectedImprovement(mean, sd, best float64) float64 {
+	if sd <= 0 {
+		return max(0, mean-best)
+	}
+	u := (mean - best) / sd
+	pdf := math.Exp(-u*u/2) / math.Sqrt(2*math.Pi)
+	cdf := 0.5 * math.Erfc(-u/math.Sqrt2)
+	return (mean-best)*cdf + sd*pdf
+}
+
+func dedupe(row []int) []int {
+	sort.Ints(row)
+	out := row[:0]
+	for i, v := range row {
+		if i == 0 || v != row[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// cholesky factors the symmetric positive-definite a (d×d, row-major) in
+// place into its lower factor L (a = L Lᵀ; the upper triangle is zeroed).
+func cholesky(a []float64, d int) bool {
+	for j := 0; j < d; j++ {
+		s := a[j*d+j]
+		for k := 0; k < j; k++ {
+			s -= a[j*d+k] * a[j*d+k]
+		}
+		if !(s > 0) {
+			return false
+		}
+		l := math.Sqrt(s)
+		a[j*d+j] = l
+		for i := j + 1; i < d; i++ {
+			t := a[i*d+j]
+			for k := 0; k < j; k++ {
+				t -= a[i*d+k] * a[j*d+k]
+			}
+			a[i*d+j] = t / l
+		}
+		for i := 0; i < j; i++ {
+			a[i*d+j] = 0
+		}
+	}
+	return true
+}
+
+// forward solves L z = b.
+func forward(l []float64, d int, b []float64) []float64 {
+	z := make([]float64, d)
+	for i := 0; i < d; i++ {
+		t := b[i]
+		for k := 0; k < i; k++ {
+			t -= l[i*d+k] * z[k]
+		}
+		z[i] = t / l[i*d+i]
+	}
+	return z
+}
+
+// solve solves (L Lᵀ) x = b.
+func solve(l []float64, d int, b []float64) []float64 {
+	z := forward(l, d, b)
+	x := make([]float64, d)
+	for i := d - 1; i >= 0; i-- {
+		t := z[i]
+		for k := i + 1; k < d; k++ {
+			t -= l[k*d+i] * x[k]
+		}
+		x[i] = t / l[i*d+i]
+	}
+	return x
+}
+
+// Record is one observation as saved with a policy (State, Restore).
+type Record struct {
+	Key    string   `json:"key"`
+	Feats  []string `json:"feats"`
+	Valid  bool     `json:"valid"`
+	Reward float64  `json:"reward,omitempty"`
+}
+
+// State is the model's observations in the order they came, for a
+// checkpoint: a resumed run's model is the one it stopped with.
+func (m *Model) State() []Record {
+	keys := make([]string, len(m.obs))
+	for k, i := range m.byKey {
+		keys[i] = k
+	}
+	out := make([]Record, len(m.obs))
+	for i, o := range m.obs {
+		out[i] = Record{Key: keys[i], Feats: o.feats, Valid: o.valid, Reward: o.reward}
+	}
+	return out
+}
+
+// Restore makes a model of saved observations.
+func Restore(recs []Record) (*Model, error) {
+	m := New()
+	for i, r := range recs {
+		if r.Key == "" {
+			return nil, fmt.Errorf("screen: observation %d has no plan key", i)
+		}
+		m.Observe(r.Key, r.Feats, r.Valid, r.Reward)
+	}
+	return m, nil
+}

@@ -1,0 +1,153 @@
+package screen
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestNormalScores(t *testing.T) {
+	m := New()
+	// Rewards 1, 2, 2, 3 and a failure.
+	m.Observe("a", nil, true, 1)
+	m.Observe("b", nil, true, 2)
+	m.Observe("c", nil, true, 2)
+	m.Observe("d", nil, true, 3)
+	m.Observe("e", nil, false, 0)
+	y := m.normalScores()
+	q := func(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+	want := []float64{q(0.5 / 4), q(2 / 4.0), q(2 / 4.0), q(3.5 / 4), q(0.5/4) - 1}
+	for i := range want {
+		if math.Abs(y[i]-want[i]) > 1e-12 {
+			t.Errorf("score %d = %v, want %v (all %v)", i, y[i], want[i], y)
+		}
+	}
+	if y[1] != 0 || y[2] != 0 {
+		t.Errorf("the tied middle ranks score %v, %v, want 0 (the median)", y[1], y[2])
+	}
+}
+
+func TestObserveOnceByKey(t *testing.T) {
+	m := New()
+	m.Observe("k", []string{"x=1"}, true, 0.5)
+	m.Observe("k", []string{"x=1"}, true, 0.9) // the same program again: the cache's answer
+	if m.Len() != 1 {
+		t.Fatalf("Len = %d after one program twice, want 1", m.Len())
+	}
+	if st := m.State(); st[0].Reward != 0.5 {
+		t.Errorf("kept reward %v, want the first, 0.5", st[0].Reward)
+	}
+}
+
+// plans of a toy grammar: family in {lin, tree}, depth in {3, 6, 9} for
+// trees, scale in {yes, no}. Trees beat linear models, deeper trees are
+// better, scaling does nothing.
+func toyFeats(family string, depth int, scale bool) []string {
+	f := []string{"family=" + family, fmt.Sprintf("scale=%v", scale)}
+	if family == "tree" {
+		f = append(f, fmt.Sprintf("tree.depth=%d", depth))
+	}
+	return f
+}
+
+func toyReward(family string, depth int, rng *rand.Rand) float64 {
+	r := 0.6 + 0.01*rng.NormFloat64()
+	if family == "tree" {
+		r = 0.7 + 0.02*float64(depth) + 0.01*rng.NormFloat64()
+	}
+	return r
+}
+
+func TestModelLearnsAndExplores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := New()
+	if i, _ := m.Pick([][]string{toyFeats("lin", 0, true)}); i != -1 {
+		t.Fatalf("Pick on an empty model = %d, want -1 (not ready)", i)
+	}
+	// Depth 9 is never tried.
+	n := 0
+	for rep := 0; rep < 4; rep++ {
+		for _, s := range []bool{true, false} {
+			m.Observe(fmt.Sprint("lin", s, rep), toyFeats("lin", 0, s), true, toyReward("lin", 0, rng))
+			for _, d := range []int{3, 6} {
+				m.Observe(fmt.Sprint("tree", d, s, rep), toyFeats("tree", d, s), true, toyReward("tree", d, rng))
+				n++
+			}
+		}
+	}
+	m.Observe("broken", []string{"family=knn", "scale=false"}, false, 0)
+	if !m.Ready() {
+		t.Fatal("not ready after 24 valid results")
+	}
+	lin := m.Predict(toyFeats("lin", 0, true))
+	tree3 := m.Predict(toyFeats("tree", 3, true))
+	tree6 := m.Predict(toyFeats("tree", 6, true))
+	tree9 := m.Predict(toyFeats("tree", 9, true))
+	knn := m.Predict([]string{"family=knn", "scale=true"})
+	if !(lin.Mean < tree3.Mean && tree3.Mean < tree6.Mean) {
+		t.Errorf("means lin %.2f, tree depth 3 %.2f, depth 6 %.2f: want increasing", lin.Mean, tree3.Mean, tree6.Mean)
+	}
+	if knn.Mean >= lin.Mean {
+		t.Errorf("the failed family's mean %.2f is not below the worst valid one's %.2f", knn.Mean, lin.Mean)
+	}
+	if tree9.SD <= tree6.SD {
+		t.Errorf("untried depth 9 has SD %.3f, tried depth 6 %.3f: an untried choice must be less certain", tree9.SD, tree6.SD)
+	}
+	// Among edits of the best (a depth-6 tree), the untried depth beats the
+	// known-worse depth 3 and a switch to the linear model.
+	cands := [][]string{toyFeats("tree", 3, true), toyFeats("lin", 0, true), toyFeats("tree", 9, true)}
+	i, preds := m.Pick(cands)
+	if i != 2 {
+		t.Errorf("Pick = %d (%+v), want 2: the untried depth", i, preds)
+	}
+	for j, p := range preds {
+		if p.EI < 0 || math.IsNaN(p.EI) {
+			t.Errorf("candidate %d: EI %v", j, p.EI)
+		}
+	}
+	// Equal candidates: the first (the policy's own draw) wins.
+	if i, _ := m.Pick([][]string{toyFeats("tree", 6, false), toyFeats("tree", 6, false)}); i != 0 {
+		t.Errorf("Pick of two equal candidates = %d, want 0", i)
+	}
+}
+
+func TestRestoreIsTheSameModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := New()
+	for i := 0; i < 30; i++ {
+		fam := []string{"lin", "tree"}[i%2]
+		d := 3 * (1 + i%3)
+		m.Observe(fmt.Sprint(i), toyFeats(fam, d, i%4 == 0), i%7 != 0, toyReward(fam, d, rng))
+	}
+	r, err := Restore(m.State())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range [][]string{toyFeats("tree", 9, true), toyFeats("lin", 0, false)} {
+		a, b := m.Predict(f), r.Predict(f)
+		if *a != *b {
+			t.Errorf("restored model predicts %+v for %v, the original %+v", *b, f, *a)
+		}
+	}
+	if _, err := Restore([]Record{{Feats: []string{"x"}}}); err == nil {
+		t.Error("Restore took an observation without a key")
+	}
+}
+
+func TestExpectedImprovement(t *testing.T) {
+	cases := []struct{ mean, sd, best, want float64 }{
+		{0, 0, 1, 0},
+		{2, 0, 1, 1},
+		{1, 1, 1, 1 / math.Sqrt(2*math.Pi)}, // at the best: sd·φ(0)
+	}
+	for _, c := range cases {
+		if got := expectedImprovement(c.mean, c.sd, c.best); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("EI(%v, %v, best %v) = %v, want %v", c.mean, c.sd, c.best, got, c.want)
+		}
+	}
+	// EI grows with the mean and with the uncertainty.
+	if expectedImprovement(0, 1, 1) >= expectedImprovement(0.5, 1, 1) || expectedImprovement(0, 1, 1) >= expectedImprovement(0, 2, 1) {
+		t.Error("EI does not grow with mean and sd")
+	}
+}
