@@ -98,8 +98,15 @@ func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Wa
 			return nil, stepsAndLogps{}, nil, err
 		}
 		key := w.Plan().Key()
-		if slices.ContainsFunc(walkers, func(o *Walker) bool { return o.Plan().Key() == key }) {
-			break // the redraws ran out of new plans: a repeat, screened against the rest
+		if seen[key] || slices.ContainsFunc(walkers, func(o *Walker) bool { return o.Plan().Key() == key }) {
+			// The redraws ran out of new plans: the draw repeats one. It
+			// is a candidate only if no draw is new (a repeat is answered
+			// at once and teaches nothing, though its predicted mean can
+			// beat a new plan's expected improvement).
+			if len(walkers) == 0 {
+				walkers, draws, feats = append(walkers, w), append(draws, sl), append(feats, planFeatures(w.Plan()))
+			}
+			break
 		}
 		walkers, draws = append(walkers, w), append(draws, sl)
 		feats = append(feats, planFeatures(w.Plan()))

@@ -100,8 +100,8 @@ func TestScreenPicksWhatResultsFavour(t *testing.T) {
 	}
 	for i, x := range b {
 		n := actionMeta(t, x).Screen
-		if n == nil || n.Candidates < 2 || n.Candidates > 8 || n.Chosen < 0 || n.Chosen >= n.Candidates {
-			t.Fatalf("screened sample %d: note %+v, want 2-8 candidates and the chosen among them", i, n)
+		if n == nil || n.Candidates < 1 || n.Candidates > 8 || n.Chosen < 0 || n.Chosen >= n.Candidates {
+			t.Fatalf("screened sample %d: note %+v, want 1-8 candidates and the chosen among them", i, n)
 		}
 	}
 
@@ -137,5 +137,62 @@ func TestScreenPicksWhatResultsFavour(t *testing.T) {
 	}
 	if err := loaded.Load(dir); err == nil {
 		t.Error("Load took a corrupt model file")
+	}
+}
+
+// When the redraws run out and a draw repeats a plan already run, the
+// screen keeps the new candidates drawn before it and runs one of them,
+// even when the repeat is the better program: a repeat is answered from
+// the store at once and teaches nothing. Only a walk with no new draw at
+// all repeats.
+func TestScreenNeverPicksARepeatOverANewPlan(t *testing.T) {
+	p, tk := fixturePolicy(t, "tiny-churn", 3)
+	if err := p.SetScreen(8); err != nil {
+		t.Fatal(err)
+	}
+	prof := p.profiles[tk.Name]
+	walker := func(choose map[string]string) *Walker {
+		w := NewWalker(prof, nil)
+		walkTo(t, w, prof, choose, "")
+		return w
+	}
+	good, poor := walker(map[string]string{"model.family": "xgboost"}), walker(map[string]string{"model.family": "knn"})
+	// xgboost programs paid, knn ones did not; the xgboost plan has run.
+	for i, c := range []struct {
+		w      *Walker
+		reward float64
+	}{{good, 0.9}, {walker(map[string]string{"model.family": "xgboost", "validation": "cv5"}), 0.88}, {poor, 0.2},
+		{walker(map[string]string{"model.family": "knn", "validation": "cv5"}), 0.21}, {walker(map[string]string{"model.family": "ridge"}), 0.5}} {
+		raw, err := json.Marshal(meta{Plan: c.w.Plan()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Observe(rl.Solution{Action: rl.Action{Meta: raw}, Result: episode.Result{Episode: "e" + strconv.Itoa(i), Task: tk.Name, Valid: true, Reward: c.reward}})
+	}
+	newPoor := walker(map[string]string{"model.family": "knn", "validation": "holdout"})
+	for _, tc := range []struct {
+		name  string
+		draws []*Walker
+		want  *Walker
+		cands int
+	}{
+		{"a new plan, then a repeat of the best", []*Walker{newPoor, good}, newPoor, 1},
+		{"only a repeat", []*Walker{good}, good, 1},
+	} {
+		seen := map[string]bool{good.Plan().Key(): true}
+		next := 0
+		drawOne := func(scratch map[string]bool) (*Walker, stepsAndLogps, error) {
+			w := tc.draws[min(next, len(tc.draws)-1)]
+			next++
+			scratch[w.Plan().Key()] = true
+			return w, stepsAndLogps{}, nil
+		}
+		w, _, note, err := p.screenDraw(tk.Name, drawOne, seen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Plan().Key() != tc.want.Plan().Key() || note == nil || note.Candidates != tc.cands {
+			t.Errorf("%s: ran %s (note %+v), want %s of %d candidates", tc.name, w.Plan().Get("model.family"), note, tc.want.Plan().Get("model.family"), tc.cands)
+		}
 	}
 }
