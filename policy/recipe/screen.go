@@ -67,7 +67,7 @@ func (p *Policy) Observe(s rl.Solution) {
 		model = screen.New()
 		p.screens[s.Result.Task] = model
 	}
-	model.Observe(m.Plan.Key(), planFeatures(m.Plan), s.Result.Valid, s.Result.Reward)
+	model.Observe(m.Plan.Key(), screenPlan(m.Plan), s.Result.Valid, s.Result.Reward)
 }
 
 // screenNote is what an action records of its screen: the candidates drawn,
@@ -78,10 +78,12 @@ type screenNote struct {
 	Pred       screen.Prediction `json:"prediction"`
 }
 
-// screenDraw draws up to p.screenK candidates, each new to the task (the
-// walks see one another's plans as written) and returns the one the model
-// picks; only it is marked written. Without a ready model it is the first
-// draw, as without a screen.
+// screenDraw draws candidates until p.screenK of them are new (not written
+// for the task before, nor, to the model, a repeat of a program run: they
+// differ from one only in choices its results show to be neutral), or until
+// screenDraws draws, and returns the one the model picks; only it is marked
+// written. The walks see one another's plans as written. Without a ready
+// model it is the first draw, as without a screen.
 func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Walker, stepsAndLogps, error), seen map[string]bool) (*Walker, stepsAndLogps, *screenNote, error) {
 	model := p.screens[task]
 	if model == nil || !model.Ready() {
@@ -91,8 +93,9 @@ func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Wa
 	scratch := maps.Clone(seen)
 	var walkers []*Walker
 	var draws []stepsAndLogps
-	var feats [][]string
-	for range p.screenK {
+	var plans []screen.Plan
+	fresh := 0
+	for range screenDraws * p.screenK {
 		w, sl, err := drawOne(scratch)
 		if err != nil {
 			return nil, stepsAndLogps{}, nil, err
@@ -104,17 +107,31 @@ func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Wa
 			// at once and teaches nothing, though its predicted mean can
 			// beat a new plan's expected improvement).
 			if len(walkers) == 0 {
-				walkers, draws, feats = append(walkers, w), append(draws, sl), append(feats, planFeatures(w.Plan()))
+				walkers, draws, plans = append(walkers, w), append(draws, sl), append(plans, screenPlan(w.Plan()))
 			}
 			break
 		}
-		walkers, draws = append(walkers, w), append(draws, sl)
-		feats = append(feats, planFeatures(w.Plan()))
+		sp := screenPlan(w.Plan())
+		repeat := model.Repeats(sp)
+		if repeat && len(walkers) > 0 {
+			continue // a repeat in all but its key; the first is kept in case all are
+		}
+		walkers, draws, plans = append(walkers, w), append(draws, sl), append(plans, sp)
+		if !repeat {
+			if fresh++; fresh == p.screenK {
+				break
+			}
+		}
 	}
-	i, preds := model.Pick(feats)
+	i, preds := model.Pick(plans)
 	seen[walkers[i].Plan().Key()] = true
 	return walkers[i], draws[i], &screenNote{Candidates: len(walkers), Chosen: i, Pred: preds[i]}, nil
 }
+
+// screenDraws bounds the draws per walk, in screens: with half of an
+// improve walk's edits neutral on some tables (austen-authorship), 8 new
+// candidates take about 16 draws.
+const screenDraws = 4
 
 // stepsAndLogps is one walk's decisions and their log-probabilities.
 type stepsAndLogps struct {
@@ -131,22 +148,19 @@ var partOf = func() map[string]string {
 	return m
 }()
 
-// planFeatures are what the model of results sees of a plan: each choice
-// ("features.text=tfidf_word"), and each choice outside the model part with
-// the model family ("xgboost|features.text=tfidf_word"), since how a table
-// is encoded pays differently per model (one-hot text helps a linear model
-// and can drown a forest). Hyperparameters belong to one family already.
-func planFeatures(pl *Plan) []string {
-	fam := pl.Get("model.family")
-	out := make([]string, 0, 2*len(pl.Choices))
-	for _, c := range pl.Choices {
-		f := c.Name + "=" + c.Value
-		out = append(out, f)
-		if part := partOf[c.Name]; part != PartHyper && part != PartModel && fam != "" {
-			out = append(out, fam+"|"+f)
-		}
+// screenPlan is what the model of results sees of a plan: its choices
+// ("features.text=tfidf_word") grouped by the model family, each choice
+// outside the model part paired with the family too
+// ("xgboost|features.text=tfidf_word"), since how a table is encoded pays
+// differently per model (one-hot text helps a linear model and can drown a
+// forest). Hyperparameters belong to one family already.
+func screenPlan(pl *Plan) screen.Plan {
+	sp := screen.Plan{Group: pl.Get("model.family"), Choices: make([]screen.Choice, len(pl.Choices))}
+	for i, c := range pl.Choices {
+		part := partOf[c.Name]
+		sp.Choices[i] = screen.Choice{Name: c.Name, Value: c.Value, Paired: part != PartHyper && part != PartModel}
 	}
-	return out
+	return sp
 }
 
 const screenFile = "recipe-screen.json"

@@ -14,12 +14,27 @@
 // that tries something new over one that repeats what is known to be middling.
 // That is the sequential model-based search hyperparameter optimisers use,
 // applied to the candidates the policy proposes.
+//
+// Many choices change nothing on a given table: how missing values are filled
+// where none are missing, a vocabulary cap above the words the text has, a
+// loader that reads a clean file as the default one does. Edits of such
+// choices score exactly what their parent scored (on austen-authorship half
+// of the improve episodes of a 20-minute run did), and to a linear model each
+// is an untried choice with its prior uncertainty, which expected improvement
+// rewards. So the model learns which choices are neutral for each group (model
+// family) from the results themselves: a decision whose values, in plans that
+// differ in nothing else, have always scored the same, at least
+// neutralPairs times. Neutral choices are left out of the features, and a
+// candidate that differs from a program already run only in neutral choices is
+// a repeat of it in all but its key (Prediction.Repeat): Pick runs one only
+// when every candidate is.
 package screen
 
 import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Alpha is the prior precision of every weight: a choice's effect is a priori
@@ -42,8 +57,31 @@ const refitEvery = 8
 // policy's own first draw.
 const MinValid = 4
 
+// Choice is one decision of a plan as the model reads it.
+type Choice struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Paired choices also count together with the plan's group: how a table
+	// is encoded pays differently per model family.
+	Paired bool `json:"paired,omitempty"`
+}
+
+// Plan is a program's choices and the group (a recipe plan's model family)
+// its paired choices are read with.
+type Plan struct {
+	Group   string   `json:"group"`
+	Choices []Choice `json:"choices"`
+}
+
+// neutralPairs is how many pairs of results, in plans that differ in one
+// decision only, must have scored the same (and none differently) before that
+// decision counts as neutral for a group. Scores of different programs
+// coincide on coarse metrics (accuracy on a small test set), seldom three
+// times over.
+const neutralPairs = 3
+
 type observation struct {
-	feats  []string
+	plan   Plan
 	valid  bool
 	reward float64
 }
@@ -64,16 +102,20 @@ type Model struct {
 	valid  int            // valid results in the fit
 	dim    int
 	scores []float64 // each observation's normal score in the fit (tests read it)
+	// neutral are the decisions "group\x00name" that change nothing for the
+	// group; canon the normal scores of the programs run, by canonical key.
+	neutral map[string]bool
+	canon   map[string][]float64
 }
 
 // New makes an empty model.
 func New() *Model { return &Model{byKey: map[string]int{}} }
 
-// Observe records one result: a program of plan key with features feats,
+// Observe records one result: a program of plan key and choices plan,
 // valid or not, and its reward (higher is better; ignored when not valid).
 // A key seen before is the same program and result (rendering is
 // deterministic and the cache answers it again): recorded once.
-func (m *Model) Observe(key string, feats []string, valid bool, reward float64) {
+func (m *Model) Observe(key string, plan Plan, valid bool, reward float64) {
 	if _, ok := m.byKey[key]; ok {
 		return
 	}
@@ -81,7 +123,8 @@ func (m *Model) Observe(key string, feats []string, valid bool, reward float64) 
 		valid = false // a reward the grader should never give is no ranking
 	}
 	m.byKey[key] = len(m.obs)
-	m.obs = append(m.obs, observation{feats: append([]string(nil), feats...), valid: valid, reward: reward})
+	plan.Choices = append([]Choice(nil), plan.Choices...)
+	m.obs = append(m.obs, observation{plan: plan, valid: valid, reward: reward})
 	m.stale++
 }
 
@@ -106,13 +149,17 @@ type Prediction struct {
 	Mean float64 `json:"mean"`
 	SD   float64 `json:"sd"`
 	EI   float64 `json:"ei"`
+	// Repeat says the plan differs from a program already run only in
+	// choices neutral for its group: Mean is that program's score, SD 0.
+	Repeat bool `json:"repeat,omitempty"`
 }
 
-// Pick returns the index of the candidate (each a plan's features) with the
-// largest expected improvement and the predictions of all of them, or -1
-// and nil when the model is not Ready. Ties go to the earlier candidate (the
-// policy's own first draw comes first).
-func (m *Model) Pick(cands [][]string) (int, []Prediction) {
+// Pick returns the index of the candidate with the largest expected
+// improvement and the predictions of all of them, or -1 and nil when the
+// model is not Ready. A candidate that is a Repeat is chosen only when all
+// are; ties go to the earlier candidate (the policy's own first draw comes
+// first).
+func (m *Model) Pick(cands []Plan) (int, []Prediction) {
 	if len(cands) == 0 || !m.Ready() {
 		return -1, nil
 	}
@@ -121,21 +168,32 @@ func (m *Model) Pick(cands [][]string) (int, []Prediction) {
 	best := 0
 	for i, c := range cands {
 		preds[i] = m.predict(c)
-		if preds[i].EI > preds[best].EI {
+		if b := preds[best]; preds[i].Repeat == b.Repeat && preds[i].EI > b.EI || b.Repeat && !preds[i].Repeat {
 			best = i
 		}
 	}
 	return best, preds
 }
 
-// Predict is the model's belief about one plan's features (nil when not Ready).
-func (m *Model) Predict(feats []string) *Prediction {
+// Predict is the model's belief about one plan (nil when not Ready).
+func (m *Model) Predict(plan Plan) *Prediction {
 	if !m.Ready() {
 		return nil
 	}
 	m.refit()
-	p := m.predict(feats)
+	p := m.predict(plan)
 	return &p
+}
+
+// Repeats says whether plan differs from a program already run only in
+// choices neutral for its group (false when the model is not Ready).
+func (m *Model) Repeats(plan Plan) bool {
+	if !m.Ready() {
+		return false
+	}
+	m.refit()
+	_, ok := m.canon[m.canonical(plan, -1)]
+	return ok
 }
 
 func (m *Model) refit() {
@@ -189,11 +247,17 @@ const biasFeature = "\x00bias"
 
 func (m *Model) fit() {
 	y := m.normalScores()
+	m.neutral = m.neutralDecisions()
+	m.canon = map[string][]float64{}
+	for i, o := range m.obs {
+		k := m.canonical(o.plan, -1)
+		m.canon[k] = append(m.canon[k], y[i])
+	}
 	m.index = map[string]int{biasFeature: 0}
 	rows := make([][]int, len(m.obs))
 	for i, o := range m.obs {
 		row := []int{0}
-		for _, f := range o.feats {
+		for _, f := range m.features(o.plan) {
 			j, ok := m.index[f]
 			if !ok {
 				j = len(m.index)
@@ -243,10 +307,19 @@ func (m *Model) fit() {
 	m.scores = y
 }
 
-func (m *Model) predict(feats []string) Prediction {
+func (m *Model) predict(plan Plan) Prediction {
 	if m.chol == nil {
 		return Prediction{}
 	}
+	if ys, ok := m.canon[m.canonical(plan, -1)]; ok {
+		mean := 0.0
+		for _, y := range ys {
+			mean += y
+		}
+		mean /= float64(len(ys))
+		return Prediction{Mean: mean, EI: max(0, mean-m.best), Repeat: true}
+	}
+	feats := m.features(plan)
 	d := m.dim
 	phi := make([]float64, d)
 	phi[0] = 1
@@ -275,6 +348,106 @@ func (m *Model) predict(feats []string) Prediction {
 	}
 	sd := math.Sqrt(m.s2 * (q + float64(unknown)/Alpha))
 	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best)}
+}
+
+// features are what the linear model sees of a plan: each choice not
+// neutral for the plan's group ("nb.variant=complement"), and each paired one
+// with the group too ("ridge|features.text=counts").
+func (m *Model) features(p Plan) []string {
+	out := make([]string, 0, 2*len(p.Choices))
+	for _, c := range p.Choices {
+		if m.neutral[p.Group+"\x00"+c.Name] {
+			continue
+		}
+		f := c.Name + "=" + c.Value
+		out = append(out, f)
+		if c.Paired && p.Group != "" {
+			out = append(out, p.Group+"|"+f)
+		}
+	}
+	return out
+}
+
+// canonical is the plan's key with every choice neutral for its group
+// blanked, and choice skip (an index; -1: none) left out: plans with equal
+// canonical keys are one program as far as the results show.
+func (m *Model) canonical(p Plan, skip int) string {
+	var b strings.Builder
+	b.WriteString(p.Group)
+	for i, c := range p.Choices {
+		if i == skip {
+			continue
+		}
+		b.WriteByte(0)
+		b.WriteString(c.Name)
+		b.WriteByte('=')
+		if m.neutral[p.Group+"\x00"+c.Name] {
+			b.WriteByte('*')
+		} else {
+			b.WriteString(c.Value)
+		}
+	}
+	return b.String()
+}
+
+// neutralDecisions finds, per group, the decisions whose values have scored
+// the same in every pair of valid results that differ in that decision alone
+// (at least neutralPairs pairs, none differing). Two passes: in the second,
+// plans that differ in a decision neutral after the first and in one more
+// are pairs for the one more.
+func (m *Model) neutralDecisions() map[string]bool {
+	type val struct {
+		value  string
+		reward float64
+	}
+	pairs, differ := map[string]int{}, map[string]int{}
+	neutral := map[string]bool{}
+	for range 2 {
+		buckets := map[string][]val{}
+		groupOf := map[string]string{}
+		m.neutral = neutral
+		for _, o := range m.obs {
+			if !o.valid {
+				continue
+			}
+			for d, c := range o.plan.Choices {
+				k := c.Name + "\x01" + m.canonical(o.plan, d)
+				buckets[k] = append(buckets[k], val{c.Value, o.reward})
+				groupOf[k] = o.plan.Group + "\x00" + c.Name
+			}
+		}
+		passPairs := map[string]int{}
+		for k, vs := range buckets {
+			// Each result of another value than the bucket's first is a
+			// pair with it.
+			for _, v := range vs[1:] {
+				if v.value == vs[0].value {
+					continue
+				}
+				passPairs[groupOf[k]]++
+				if !sameScore(vs[0].reward, v.reward) {
+					differ[groupOf[k]]++
+				}
+			}
+		}
+		for k, n := range passPairs {
+			pairs[k] = max(pairs[k], n)
+		}
+		next := map[string]bool{}
+		for k, n := range pairs {
+			if n >= neutralPairs && differ[k] == 0 {
+				next[k] = true
+			}
+		}
+		neutral = next
+	}
+	m.neutral = nil
+	return neutral
+}
+
+// sameScore says two rewards are one program's: equal to within rounding.
+func sameScore(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b))
 }
 
 // expectedImprovement is E[max(0, Y − best)] for Y ~ N(mean, sd²).
@@ -355,10 +528,10 @@ func solve(l []float64, d int, b []float64) []float64 {
 
 // Record is one observation as saved with a policy (State, Restore).
 type Record struct {
-	Key    string   `json:"key"`
-	Feats  []string `json:"feats"`
-	Valid  bool     `json:"valid"`
-	Reward float64  `json:"reward,omitempty"`
+	Key    string  `json:"key"`
+	Plan   Plan    `json:"plan"`
+	Valid  bool    `json:"valid"`
+	Reward float64 `json:"reward,omitempty"`
 }
 
 // State is the model's observations in the order they came, for a
@@ -370,7 +543,7 @@ func (m *Model) State() []Record {
 	}
 	out := make([]Record, len(m.obs))
 	for i, o := range m.obs {
-		out[i] = Record{Key: keys[i], Feats: o.feats, Valid: o.valid, Reward: o.reward}
+		out[i] = Record{Key: keys[i], Plan: o.plan, Valid: o.valid, Reward: o.reward}
 	}
 	return out
 }
@@ -382,7 +555,7 @@ func Restore(recs []Record) (*Model, error) {
 		if r.Key == "" {
 			return nil, fmt.Errorf("screen: observation %d has no plan key", i)
 		}
-		m.Observe(r.Key, r.Feats, r.Valid, r.Reward)
+		m.Observe(r.Key, r.Plan, r.Valid, r.Reward)
 	}
 	return m, nil
 }

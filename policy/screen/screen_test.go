@@ -10,11 +10,11 @@ import (
 func TestNormalScores(t *testing.T) {
 	m := New()
 	// Rewards 1, 2, 2, 3 and a failure.
-	m.Observe("a", nil, true, 1)
-	m.Observe("b", nil, true, 2)
-	m.Observe("c", nil, true, 2)
-	m.Observe("d", nil, true, 3)
-	m.Observe("e", nil, false, 0)
+	m.Observe("a", Plan{}, true, 1)
+	m.Observe("b", Plan{}, true, 2)
+	m.Observe("c", Plan{}, true, 2)
+	m.Observe("d", Plan{}, true, 3)
+	m.Observe("e", Plan{}, false, 0)
 	y := m.normalScores()
 	q := func(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 	want := []float64{q(0.5 / 4), q(2 / 4.0), q(2 / 4.0), q(3.5 / 4), q(0.5/4) - 1}
@@ -30,8 +30,9 @@ func TestNormalScores(t *testing.T) {
 
 func TestObserveOnceByKey(t *testing.T) {
 	m := New()
-	m.Observe("k", []string{"x=1"}, true, 0.5)
-	m.Observe("k", []string{"x=1"}, true, 0.9) // the same program again: the cache's answer
+	x := Plan{Choices: []Choice{{Name: "x", Value: "1"}}}
+	m.Observe("k", x, true, 0.5)
+	m.Observe("k", x, true, 0.9) // the same program again: the cache's answer
 	if m.Len() != 1 {
 		t.Fatalf("Len = %d after one program twice, want 1", m.Len())
 	}
@@ -43,12 +44,12 @@ func TestObserveOnceByKey(t *testing.T) {
 // plans of a toy grammar: family in {lin, tree}, depth in {3, 6, 9} for
 // trees, scale in {yes, no}. Trees beat linear models, deeper trees are
 // better, scaling does nothing.
-func toyFeats(family string, depth int, scale bool) []string {
-	f := []string{"family=" + family, fmt.Sprintf("scale=%v", scale)}
+func toyFeats(family string, depth int, scale bool) Plan {
+	p := Plan{Group: family, Choices: []Choice{{Name: "family", Value: family}, {Name: "scale", Value: fmt.Sprint(scale), Paired: true}}}
 	if family == "tree" {
-		f = append(f, fmt.Sprintf("tree.depth=%d", depth))
+		p.Choices = append(p.Choices, Choice{Name: "tree.depth", Value: fmt.Sprint(depth)})
 	}
-	return f
+	return p
 }
 
 func toyReward(family string, depth int, rng *rand.Rand) float64 {
@@ -62,7 +63,7 @@ func toyReward(family string, depth int, rng *rand.Rand) float64 {
 func TestModelLearnsAndExplores(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	m := New()
-	if i, _ := m.Pick([][]string{toyFeats("lin", 0, true)}); i != -1 {
+	if i, _ := m.Pick([]Plan{toyFeats("lin", 0, true)}); i != -1 {
 		t.Fatalf("Pick on an empty model = %d, want -1 (not ready)", i)
 	}
 	// Depth 9 is never tried.
@@ -76,7 +77,10 @@ func TestModelLearnsAndExplores(t *testing.T) {
 			}
 		}
 	}
-	m.Observe("broken", []string{"family=knn", "scale=false"}, false, 0)
+	knnPlan := func(scale bool) Plan {
+		return Plan{Group: "knn", Choices: []Choice{{Name: "family", Value: "knn"}, {Name: "scale", Value: fmt.Sprint(scale), Paired: true}}}
+	}
+	m.Observe("broken", knnPlan(false), false, 0)
 	if !m.Ready() {
 		t.Fatal("not ready after 24 valid results")
 	}
@@ -84,7 +88,7 @@ func TestModelLearnsAndExplores(t *testing.T) {
 	tree3 := m.Predict(toyFeats("tree", 3, true))
 	tree6 := m.Predict(toyFeats("tree", 6, true))
 	tree9 := m.Predict(toyFeats("tree", 9, true))
-	knn := m.Predict([]string{"family=knn", "scale=true"})
+	knn := m.Predict(knnPlan(true))
 	if !(lin.Mean < tree3.Mean && tree3.Mean < tree6.Mean) {
 		t.Errorf("means lin %.2f, tree depth 3 %.2f, depth 6 %.2f: want increasing", lin.Mean, tree3.Mean, tree6.Mean)
 	}
@@ -96,7 +100,7 @@ func TestModelLearnsAndExplores(t *testing.T) {
 	}
 	// Among edits of the best (a depth-6 tree), the untried depth beats the
 	// known-worse depth 3 and a switch to the linear model.
-	cands := [][]string{toyFeats("tree", 3, true), toyFeats("lin", 0, true), toyFeats("tree", 9, true)}
+	cands := []Plan{toyFeats("tree", 3, true), toyFeats("lin", 0, true), toyFeats("tree", 9, true)}
 	i, preds := m.Pick(cands)
 	if i != 2 {
 		t.Errorf("Pick = %d (%+v), want 2: the untried depth", i, preds)
@@ -107,7 +111,7 @@ func TestModelLearnsAndExplores(t *testing.T) {
 		}
 	}
 	// Equal candidates: the first (the policy's own draw) wins.
-	if i, _ := m.Pick([][]string{toyFeats("tree", 6, false), toyFeats("tree", 6, false)}); i != 0 {
+	if i, _ := m.Pick([]Plan{toyFeats("tree", 6, false), toyFeats("tree", 6, false)}); i != 0 {
 		t.Errorf("Pick of two equal candidates = %d, want 0", i)
 	}
 }
@@ -124,13 +128,13 @@ func TestRestoreIsTheSameModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range [][]string{toyFeats("tree", 9, true), toyFeats("lin", 0, false)} {
+	for _, f := range []Plan{toyFeats("tree", 9, true), toyFeats("lin", 0, false)} {
 		a, b := m.Predict(f), r.Predict(f)
 		if *a != *b {
 			t.Errorf("restored model predicts %+v for %v, the original %+v", *b, f, *a)
 		}
 	}
-	if _, err := Restore([]Record{{Feats: []string{"x"}}}); err == nil {
+	if _, err := Restore([]Record{{Plan: toyFeats("lin", 0, true)}}); err == nil {
 		t.Error("Restore took an observation without a key")
 	}
 }
@@ -149,5 +153,74 @@ func TestExpectedImprovement(t *testing.T) {
 	// EI grows with the mean and with the uncertainty.
 	if expectedImprovement(0, 1, 1) >= expectedImprovement(0.5, 1, 1) || expectedImprovement(0, 1, 1) >= expectedImprovement(0, 2, 1) {
 		t.Error("EI does not grow with mean and sd")
+	}
+}
+
+// Choices that change nothing are learnt from results that come out
+// identical: a decision is neutral for a group once neutralPairs pairs of
+// plans that differ in it alone scored the same and none differently. A
+// plan that differs from one already run only in neutral choices is a
+// repeat (its score known, no uncertainty), and Pick runs it only when every
+// candidate is one.
+func TestNeutralChoicesMakeRepeats(t *testing.T) {
+	plan := func(family, depth, scale, loader string) Plan {
+		p := Plan{Group: family, Choices: []Choice{{Name: "loader", Value: loader}, {Name: "family", Value: family},
+			{Name: "scale", Value: scale, Paired: true}}}
+		if family == "tree" {
+			p.Choices = append(p.Choices, Choice{Name: "tree.depth", Value: depth})
+		}
+		return p
+	}
+	m := New()
+	obs := func(p Plan, r float64) { m.Observe(fmt.Sprint(p), p, true, r) }
+	// Trees: the depth matters, the scaling and the loader do not (three
+	// pairs each with equal scores).
+	for _, d := range []string{"3", "6"} {
+		r := map[string]float64{"3": 0.76, "6": 0.82}[d]
+		obs(plan("tree", d, "yes", "a"), r)
+		obs(plan("tree", d, "no", "a"), r)
+		obs(plan("tree", d, "no", "b"), r)
+	}
+	obs(plan("tree", "6", "yes", "b"), 0.82)
+	// Linear models: one pair with equal scores, one differing on scale.
+	obs(plan("lin", "", "yes", "a"), 0.6)
+	obs(plan("lin", "", "yes", "b"), 0.6)
+	obs(plan("lin", "", "no", "a"), 0.55)
+	m.refit()
+	for k, want := range map[string]bool{"tree\x00scale": true, "tree\x00loader": true, "tree\x00tree.depth": false,
+		"lin\x00loader": false, "lin\x00scale": false} {
+		if m.neutral[k] != want {
+			t.Errorf("neutral[%q] = %v, want %v (all %v)", k, m.neutral[k], want, m.neutral)
+		}
+	}
+	// A new key, the best's program in all but neutral choices.
+	again := m.Predict(plan("tree", "6", "no", "c"))
+	if !again.Repeat || again.SD != 0 || again.EI != 0 {
+		t.Errorf("tree depth 6 with another loader: %+v, want a repeat of the best (SD 0, EI 0)", *again)
+	}
+	if !m.Repeats(plan("tree", "6", "no", "c")) || m.Repeats(plan("tree", "9", "no", "c")) {
+		t.Error("Repeats does not say what Predict says")
+	}
+	if p := m.Predict(plan("tree", "9", "no", "c")); p.Repeat || p.SD == 0 {
+		t.Errorf("an untried depth: %+v, want a new program with uncertainty", *p)
+	}
+	if p := m.Predict(plan("lin", "", "no", "b")); p.Repeat {
+		t.Errorf("a linear model with a loader not known to be neutral for it: %+v, want new", *p)
+	}
+	cands := []Plan{plan("tree", "6", "no", "c"), plan("lin", "", "no", "b")}
+	if i, preds := m.Pick(cands); i != 1 {
+		t.Errorf("Pick = %d (%+v), want 1: the repeat only when every candidate is one", i, preds)
+	}
+	if i, _ := m.Pick([]Plan{plan("tree", "6", "no", "c"), plan("tree", "3", "yes", "c")}); i != 0 {
+		t.Errorf("Pick of two repeats = %d, want 0", i)
+	}
+	// Evidence against neutrality ends it: a fourth tree pair differing on scale.
+	obs(plan("tree", "3", "yes", "b"), 0.76)
+	obs(plan("tree", "9", "yes", "a"), 0.85)
+	obs(plan("tree", "9", "no", "a"), 0.86)
+	m.fitted = false
+	m.refit()
+	if m.neutral["tree\x00scale"] || !m.neutral["tree\x00loader"] {
+		t.Errorf("after a pair that differs on scale: neutral %v, want loader only", m.neutral)
 	}
 }
