@@ -382,6 +382,21 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.3257 ± 0.0006 (+1.0 SE)", // RL at 5 minutes
 			"rl-duration-aware  43s, 19m23s, 19m20s", "no-learn           9m18s, 10m29s, 18m23s",
 		}},
+		// The model of results (--screen 8) against no-learn run on the
+		// same machine and store (the file above ran programs 1.75 times as
+		// slowly): first as committed in 1a93d1b, then with repeats and
+		// neutral choices kept out (f723878).
+		{"austen-authorship with --screen 8 at 20 minutes", results("austen-20m-1a93d1b-nl", "austen-20m-1a93d1b-screen"), []string{
+			"each walk the model of results' pick of 8 candidates",
+			"0.2981 ± 0.0131      454 ± 96       389 ± 63       2.5%", "0.3056 ± 0.0114      346 ± 2        343 ± 5        1.5%", "+0.0075 (+0.4 SE)",
+			"0.3119 ± 0.0135 (+1.0 SE)", "0.3065 ± 0.0115 (+1.6 SE)", "0.2981 ± 0.0131 (+2.0 SE)", // RL at 5, 10, 15 minutes
+			"rl-duration-aware  4m5s, 14m46s, 7m49s", "no-learn           4m0s, 18m13s, 16m29s",
+		}},
+		{"austen-authorship with --screen 8 and neutral choices at 20 minutes", results("austen-20m-1a93d1b-nl", "austen-20m-f723878-screen"), []string{
+			"0.2981 ± 0.0131      331 ± 59       319 ± 50       4.1%", "+0.0075 (+0.4 SE)",
+			"0.3082 ± 0.0122 (+1.4 SE)", "0.2981 ± 0.0131 (+2.0 SE)          0.2981 ± 0.0131 (+2.0 SE)", // RL at 5, 10, 15
+			"rl-duration-aware  4m5s, 9m38s, 7m49s",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
