@@ -86,6 +86,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	// Each checker runs once; its error is both the test and the message.
 	shapingErr := rl.CheckShaping(*utility, *credit, *timeCharge, *elite)
 	widenErr := rl.CheckWidenAfter(*widen)
+	screenErr := recipe.CheckScreen(*screenK)
 	editFloorErr := recipe.CheckEditFloor(*editFloor)
 	switch {
 	case fs.NArg() > 0:
@@ -98,8 +99,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --seeds, --first-seed, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
 	case shapingErr != nil:
 		return errUsage{shapingErr}
-	case recipe.CheckScreen(*screenK) != nil:
-		return usageErrorf("bench rl-vs-prompting: --screen: %v", recipe.CheckScreen(*screenK))
+	case screenErr != nil:
+		return usageErrorf("bench rl-vs-prompting: --screen: %v", screenErr)
 	case widenErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --widen: %v", widenErr)
 	case editFloorErr != nil:

@@ -12,6 +12,7 @@ import (
 	"github.com/mlerl/mlerl/policy/choicenet"
 	"github.com/mlerl/mlerl/policy/screen"
 	"github.com/mlerl/mlerl/rl"
+	"github.com/mlerl/mlerl/rl/runfolder"
 )
 
 // SetScreen makes every walk draw k distinct new candidate plans and run the
@@ -67,7 +68,7 @@ func (p *Policy) Observe(s rl.Solution) {
 		model = screen.New()
 		p.screens[s.Result.Task] = model
 	}
-	model.Observe(m.Plan.Key(), screenPlan(m.Plan), s.Result.Valid, s.Result.Reward)
+	model.Observe(screenPlan(m.Plan), s.Result.Valid, s.Result.Reward)
 }
 
 // screenNote is what an action records of its screen: the candidates drawn,
@@ -182,11 +183,7 @@ func (p *Policy) saveScreen(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return runfolder.WriteFileAtomic(path, b)
 }
 
 // loadScreen restores what saveScreen wrote; no file is no observations.

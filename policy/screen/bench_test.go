@@ -8,7 +8,7 @@ import (
 
 // BenchmarkPick is one refit and a screen of 8 candidates on a model the
 // size of a long run's: 2,000 programs of 15 choices of 5 values, 10 of
-// them paired with one of 10 groups (25 features a program, 575 distinct,
+// them paired with one of 10 groups (25 features a program, 576 distinct with the intercept,
 // as plan choices and their pairs with the model family make on the suite). A refit comes once
 // per 8 observations, so the per-episode cost is about an eighth of this.
 func BenchmarkPick(b *testing.B) {
@@ -21,8 +21,8 @@ func BenchmarkPick(b *testing.B) {
 		return p
 	}
 	m := New()
-	for i := range 2000 {
-		m.Observe(fmt.Sprint(i), plan(), rng.IntN(10) > 0, rng.Float64())
+	for range 2000 {
+		m.Observe(plan(), rng.IntN(10) > 0, rng.Float64())
 	}
 	cands := make([]Plan, 8)
 	for i := range cands {

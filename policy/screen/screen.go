@@ -47,9 +47,10 @@ const Alpha = 1.0
 const biasAlpha = 0.01
 
 // refitEvery is how many new observations make the model refit before its
-// next prediction: a fit is a Cholesky factorisation of a matrix as wide as
-// the distinct features seen (hundreds), tens of milliseconds; once a batch
-// (the learner's 8) keeps that small beside the programs run.
+// next prediction: a fit finds the neutral choices and factorises a matrix as
+// wide as the distinct features seen (hundreds), about 0.1 s on 2,000
+// results (BenchmarkPick); once a batch (the learner's 8) keeps that small
+// beside programs that take seconds.
 const refitEvery = 8
 
 // MinValid is how many valid results the model needs before Pick chooses:
@@ -88,20 +89,18 @@ type observation struct {
 
 // Model is one task's model. The zero value is not usable: use New.
 type Model struct {
-	obs   []observation
-	byKey map[string]int // plan key -> index in obs: identical programs are one result
+	obs    []observation
+	byKey  map[string]int // plan identity (rawKey) -> index in obs: identical programs are one result
+	nValid int            // valid observations
 
-	// The fit (refit when stale > refitEvery or never fitted).
+	// The fit (refit when stale reaches refitEvery, or never fitted).
 	stale  int
 	fitted bool
 	index  map[string]int // feature -> column
-	chol   []float64      // lower Cholesky factor of XᵀX + diag(alpha), row-major d×d
+	chol   []float64      // lower Cholesky factor of XᵀX + diag(alpha), row-major d×d (d = len(w))
 	w      []float64      // posterior mean weights
 	s2     float64        // noise variance of the normal scores
 	best   float64        // the best observed normal score
-	valid  int            // valid results in the fit
-	dim    int
-	scores []float64 // each observation's normal score in the fit (tests read it)
 	// neutral are the decisions "group\x00name" that change nothing for the
 	// group; canon the normal scores of the programs run, by canonical key.
 	neutral map[string]bool
@@ -111,11 +110,12 @@ type Model struct {
 // New makes an empty model.
 func New() *Model { return &Model{byKey: map[string]int{}} }
 
-// Observe records one result: a program of plan key and choices plan,
-// valid or not, and its reward (higher is better; ignored when not valid).
-// A key seen before is the same program and result (rendering is
+// Observe records one result: a program of choices plan, valid or not, and
+// its reward (higher is better; ignored when not valid). A plan seen before
+// (the same group and choices) is the same program and result (rendering is
 // deterministic and the cache answers it again): recorded once.
-func (m *Model) Observe(key string, plan Plan, valid bool, reward float64) {
+func (m *Model) Observe(plan Plan, valid bool, reward float64) {
+	key := rawKey(plan)
 	if _, ok := m.byKey[key]; ok {
 		return
 	}
@@ -125,6 +125,9 @@ func (m *Model) Observe(key string, plan Plan, valid bool, reward float64) {
 	m.byKey[key] = len(m.obs)
 	plan.Choices = append([]Choice(nil), plan.Choices...)
 	m.obs = append(m.obs, observation{plan: plan, valid: valid, reward: reward})
+	if valid {
+		m.nValid++
+	}
 	m.stale++
 }
 
@@ -132,15 +135,7 @@ func (m *Model) Observe(key string, plan Plan, valid bool, reward float64) {
 func (m *Model) Len() int { return len(m.obs) }
 
 // Ready says whether Pick will choose (enough valid results to rank).
-func (m *Model) Ready() bool {
-	n := 0
-	for _, o := range m.obs {
-		if o.valid {
-			n++
-		}
-	}
-	return n >= MinValid
-}
+func (m *Model) Ready() bool { return m.nValid >= MinValid }
 
 // Prediction is the model's belief about one candidate: the mean and
 // standard deviation of its normal score and its expected improvement over
@@ -284,13 +279,13 @@ func (m *Model) fit() {
 	}
 	if !cholesky(a, d) {
 		// XᵀX + αI is positive definite for α > 0; only NaN input fails.
-		m.chol, m.w, m.dim = nil, nil, 0
+		m.chol, m.w = nil, nil
 		return
 	}
-	m.chol, m.dim = a, d
+	m.chol = a
 	m.w = solve(a, d, b)
 	var rss float64
-	m.best, m.valid = math.Inf(-1), 0
+	m.best = math.Inf(-1)
 	for i, row := range rows {
 		r := y[i]
 		for _, j := range row {
@@ -299,12 +294,10 @@ func (m *Model) fit() {
 		rss += r * r
 		if m.obs[i].valid {
 			m.best = max(m.best, y[i])
-			m.valid++
 		}
 	}
 	// One pseudo-observation of variance 1 keeps s² above 0 on a perfect fit.
 	m.s2 = (rss + 1) / float64(len(rows)+1)
-	m.scores = y
 }
 
 func (m *Model) predict(plan Plan) Prediction {
@@ -320,7 +313,7 @@ func (m *Model) predict(plan Plan) Prediction {
 		return Prediction{Mean: mean, EI: max(0, mean-m.best), Repeat: true}
 	}
 	feats := m.features(plan)
-	d := m.dim
+	d := len(m.w)
 	phi := make([]float64, d)
 	phi[0] = 1
 	unknown := 0
@@ -366,6 +359,19 @@ func (m *Model) features(p Plan) []string {
 		}
 	}
 	return out
+}
+
+// rawKey is the plan's identity: its group and choices, none blanked.
+func rawKey(p Plan) string {
+	var b strings.Builder
+	b.WriteString(p.Group)
+	for _, c := range p.Choices {
+		b.WriteByte(0)
+		b.WriteString(c.Name)
+		b.WriteByte('=')
+		b.WriteString(c.Value)
+	}
+	return b.String()
 }
 
 // canonical is the plan's key with every choice neutral for its group
@@ -528,7 +534,6 @@ func solve(l []float64, d int, b []float64) []float64 {
 
 // Record is one observation as saved with a policy (State, Restore).
 type Record struct {
-	Key    string  `json:"key"`
 	Plan   Plan    `json:"plan"`
 	Valid  bool    `json:"valid"`
 	Reward float64 `json:"reward,omitempty"`
@@ -537,13 +542,9 @@ type Record struct {
 // State is the model's observations in the order they came, for a
 // checkpoint: a resumed run's model is the one it stopped with.
 func (m *Model) State() []Record {
-	keys := make([]string, len(m.obs))
-	for k, i := range m.byKey {
-		keys[i] = k
-	}
 	out := make([]Record, len(m.obs))
 	for i, o := range m.obs {
-		out[i] = Record{Key: keys[i], Plan: o.plan, Valid: o.valid, Reward: o.reward}
+		out[i] = Record{Plan: o.plan, Valid: o.valid, Reward: o.reward}
 	}
 	return out
 }
@@ -552,10 +553,10 @@ func (m *Model) State() []Record {
 func Restore(recs []Record) (*Model, error) {
 	m := New()
 	for i, r := range recs {
-		if r.Key == "" {
-			return nil, fmt.Errorf("screen: observation %d has no plan key", i)
+		if len(r.Plan.Choices) == 0 {
+			return nil, fmt.Errorf("screen: observation %d has no choices", i)
 		}
-		m.Observe(r.Key, r.Plan, r.Valid, r.Reward)
+		m.Observe(r.Plan, r.Valid, r.Reward)
 	}
 	return m, nil
 }

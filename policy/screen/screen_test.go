@@ -10,11 +10,11 @@ import (
 func TestNormalScores(t *testing.T) {
 	m := New()
 	// Rewards 1, 2, 2, 3 and a failure.
-	m.Observe("a", Plan{}, true, 1)
-	m.Observe("b", Plan{}, true, 2)
-	m.Observe("c", Plan{}, true, 2)
-	m.Observe("d", Plan{}, true, 3)
-	m.Observe("e", Plan{}, false, 0)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "a"}}}, true, 1)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "b"}}}, true, 2)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "c"}}}, true, 2)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "d"}}}, true, 3)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "e"}}}, false, 0)
 	y := m.normalScores()
 	q := func(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 	want := []float64{q(0.5 / 4), q(2 / 4.0), q(2 / 4.0), q(3.5 / 4), q(0.5/4) - 1}
@@ -31,8 +31,8 @@ func TestNormalScores(t *testing.T) {
 func TestObserveOnceByKey(t *testing.T) {
 	m := New()
 	x := Plan{Choices: []Choice{{Name: "x", Value: "1"}}}
-	m.Observe("k", x, true, 0.5)
-	m.Observe("k", x, true, 0.9) // the same program again: the cache's answer
+	m.Observe(x, true, 0.5)
+	m.Observe(x, true, 0.9) // the same program again: the cache's answer
 	if m.Len() != 1 {
 		t.Fatalf("Len = %d after one program twice, want 1", m.Len())
 	}
@@ -66,21 +66,24 @@ func TestModelLearnsAndExplores(t *testing.T) {
 	if i, _ := m.Pick([]Plan{toyFeats("lin", 0, true)}); i != -1 {
 		t.Fatalf("Pick on an empty model = %d, want -1 (not ready)", i)
 	}
-	// Depth 9 is never tried.
-	n := 0
+	// Depth 9 is never tried. Four runs of each plan with another seed
+	// (a choice of its own, so four programs), each scored with noise.
+	seeded := func(p Plan, rep int) Plan {
+		p.Choices = append(p.Choices, Choice{Name: "seed", Value: fmt.Sprint(rep)})
+		return p
+	}
 	for rep := 0; rep < 4; rep++ {
 		for _, s := range []bool{true, false} {
-			m.Observe(fmt.Sprint("lin", s, rep), toyFeats("lin", 0, s), true, toyReward("lin", 0, rng))
+			m.Observe(seeded(toyFeats("lin", 0, s), rep), true, toyReward("lin", 0, rng))
 			for _, d := range []int{3, 6} {
-				m.Observe(fmt.Sprint("tree", d, s, rep), toyFeats("tree", d, s), true, toyReward("tree", d, rng))
-				n++
+				m.Observe(seeded(toyFeats("tree", d, s), rep), true, toyReward("tree", d, rng))
 			}
 		}
 	}
 	knnPlan := func(scale bool) Plan {
 		return Plan{Group: "knn", Choices: []Choice{{Name: "family", Value: "knn"}, {Name: "scale", Value: fmt.Sprint(scale), Paired: true}}}
 	}
-	m.Observe("broken", knnPlan(false), false, 0)
+	m.Observe(knnPlan(false), false, 0)
 	if !m.Ready() {
 		t.Fatal("not ready after 24 valid results")
 	}
@@ -122,7 +125,7 @@ func TestRestoreIsTheSameModel(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		fam := []string{"lin", "tree"}[i%2]
 		d := 3 * (1 + i%3)
-		m.Observe(fmt.Sprint(i), toyFeats(fam, d, i%4 == 0), i%7 != 0, toyReward(fam, d, rng))
+		m.Observe(toyFeats(fam, d, i%4 == 0), i%7 != 0, toyReward(fam, d, rng))
 	}
 	r, err := Restore(m.State())
 	if err != nil {
@@ -134,8 +137,8 @@ func TestRestoreIsTheSameModel(t *testing.T) {
 			t.Errorf("restored model predicts %+v for %v, the original %+v", *b, f, *a)
 		}
 	}
-	if _, err := Restore([]Record{{Plan: toyFeats("lin", 0, true)}}); err == nil {
-		t.Error("Restore took an observation without a key")
+	if _, err := Restore([]Record{{Plan: Plan{Group: "lin"}}}); err == nil {
+		t.Error("Restore took an observation without choices")
 	}
 }
 
@@ -172,7 +175,7 @@ func TestNeutralChoicesMakeRepeats(t *testing.T) {
 		return p
 	}
 	m := New()
-	obs := func(p Plan, r float64) { m.Observe(fmt.Sprint(p), p, true, r) }
+	obs := func(p Plan, r float64) { m.Observe(p, true, r) }
 	// Trees: the depth matters, the scaling and the loader do not (three
 	// pairs each with equal scores).
 	for _, d := range []string{"3", "6"} {
