@@ -108,6 +108,8 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--screen", "8"}, "--screen needs the recipe policy"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--no-learn", "--screen", "8"}, "--screen learns from the run's results and --no-learn learns nothing"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen", "-3"}, "--screen: screen -3: want 0 (off) or 2 to 256"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--screen-per-second"}, "--screen-per-second changes how the screen picks: it needs --screen K"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen-per-second"}, "--screen-per-second changes how the screen picks: it needs --screen K"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {

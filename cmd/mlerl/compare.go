@@ -48,6 +48,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	lines := fs.Int("lines", 0, "every arm: also keep the best program of each model family, and give half the improve prompts to the best of one of the N best families other than the best program's (0: off)")
 	priorOnRepeat := fs.Bool("prior-on-repeat", false, "RL arms: when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, instead of repeating one")
 	screenK := fs.Int("screen", 0, "RL arms: draw K new candidate programs per prompt and run the one a model of the run's results expects to improve most on the best (0: off)")
+	screenPerSecond := fs.Bool("screen-per-second", false, "RL arms, with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts")
 	widen := fs.Int("widen", 0, "RL arms: after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N (0: off)")
 	mix := fs.String("mix", rl.MixHalf, "every arm: the share of improve prompts, half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the new bests)")
 	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
@@ -101,6 +102,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return errUsage{shapingErr}
 	case screenErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --screen: %v", screenErr)
+	case *screenPerSecond && *screenK == 0:
+		return usageErrorf("bench rl-vs-prompting: --screen-per-second changes how the screen picks: it needs --screen K")
 	case widenErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --widen: %v", widenErr)
 	case editFloorErr != nil:
@@ -137,7 +140,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
-		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, EditFloor: *editFloor, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
+		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, EditFloor: *editFloor, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK, ScreenPerSecond: *screenPerSecond, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 		Grid: *grid, Lines: *lines, AdaptiveMix: adaptive,
 	})
 	if res != nil {

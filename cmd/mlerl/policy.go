@@ -78,6 +78,7 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		if err := pol.SetScreen(rc.Screen); err != nil {
 			return nil, usageErrorf("train: --screen: %v", err)
 		}
+		pol.SetScreenPerSecond(rc.ScreenPerSecond)
 		if rc.InitPolicy != "" && fresh {
 			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
 				return nil, usageErrorf("train: --init-policy: %v", err)

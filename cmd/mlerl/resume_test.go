@@ -140,13 +140,16 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var lf learnFlags
 	lf.register(fs)
-	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8"}); err != nil {
+	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8", "--screen-per-second"}); err != nil {
 		t.Fatal(err)
 	}
 	var rc runConfig
 	lf.apply(&rc)
 	if raw, err := json.Marshal(rc); err != nil || rc.Screen != 8 || !strings.Contains(string(raw), `"screen":8`) {
 		t.Errorf("--screen 8: run config %d, JSON %s (%v)", rc.Screen, raw, err)
+	}
+	if raw, err := json.Marshal(rc); err != nil || !rc.ScreenPerSecond || !strings.Contains(string(raw), `"screen_per_second":true`) {
+		t.Errorf("--screen-per-second: run config %v, JSON %s (%v)", rc.ScreenPerSecond, raw, err)
 	}
 	if raw, err := json.Marshal(rc); err != nil || rc.WidenAfter != 64 || !strings.Contains(string(raw), `"widen_after":64`) ||
 		!rc.PriorOnRepeat || !strings.Contains(string(raw), `"prior_on_repeat":true`) {
@@ -156,7 +159,7 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	var lfOff learnFlags
 	lfOff.register(flag.NewFlagSet("train", flag.ContinueOnError))
 	lfOff.apply(&off)
-	if raw, err := json.Marshal(off); err != nil || off.PriorOnRepeat || strings.Contains(string(raw), "prior_on_repeat") || strings.Contains(string(raw), `"screen"`) {
+	if raw, err := json.Marshal(off); err != nil || off.PriorOnRepeat || strings.Contains(string(raw), "prior_on_repeat") || strings.Contains(string(raw), `"screen"`) || strings.Contains(string(raw), "screen_per_second") {
 		t.Errorf("no --prior-on-repeat: run config %v, JSON %s (%v)", off.PriorOnRepeat, raw, err)
 	}
 	for _, tc := range []struct{ arg, want string }{{"adaptive", "adaptive"}, {"half", ""}} {

@@ -68,12 +68,15 @@ type runConfig struct {
 	PriorOnRepeat bool `json:"prior_on_repeat,omitempty"`
 	// Screen is recipe.Policy.SetScreen's candidates per walk; absent is 0
 	// (off), as runs before it.
-	Screen     int           `json:"screen,omitempty"`
-	Seed       uint64        `json:"seed"`
-	Instrument string        `json:"instrument"`
-	Timeout    time.Duration `json:"timeout_ns"`
-	Memory     int64         `json:"memory_bytes"`
-	Isolation  string        `json:"isolation"`
+	Screen int `json:"screen,omitempty"`
+	// ScreenPerSecond is recipe.Policy.SetScreenPerSecond; absent is off, as
+	// runs before it.
+	ScreenPerSecond bool          `json:"screen_per_second,omitempty"`
+	Seed            uint64        `json:"seed"`
+	Instrument      string        `json:"instrument"`
+	Timeout         time.Duration `json:"timeout_ns"`
+	Memory          int64         `json:"memory_bytes"`
+	Isolation       string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -280,6 +283,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --screen: %v", screenErr)
 	case rc.Screen != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --screen needs the recipe policy, whose plans its model of results reads (--policy %s writes free code)", rc.Policy)
+	case rc.ScreenPerSecond && rc.Screen == 0:
+		return usageErrorf("train: --screen-per-second changes how the screen picks: it needs --screen K")
 	case rc.Screen != 0 && rc.NoLearn:
 		return usageErrorf("train: --screen learns from the run's results and --no-learn learns nothing: drop one")
 	case rc.PriorOnRepeat && rc.Policy != "recipe":
@@ -484,11 +489,11 @@ func (s rankSink) Summary(sum rl.Summary) error {
 // rl.DefaultConfig's: a command that trains without them would read as a
 // run.json from before they existed.
 type learnFlags struct {
-	durationAware, decisionCredit bool
-	priorOnRepeat                 bool
-	utility, improveCredit, mix   string
-	timeCharge, elite, editFloor  float64
-	buffer, lines, widen, screen  int
+	durationAware, decisionCredit  bool
+	priorOnRepeat, screenPerSecond bool
+	utility, improveCredit, mix    string
+	timeCharge, elite, editFloor   float64
+	buffer, lines, widen, screen   int
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -505,6 +510,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
 	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", false, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, instead of repeating one (recipe policy; default: repeat)")
 	fs.IntVar(&f.screen, "screen", 0, "draw K new candidate programs per prompt and run the one a model of the run's results (a Bayesian linear model over the plans' choices) expects to improve most on the task's best (recipe policy; 0: off, the first draw)")
+	fs.BoolVar(&f.screenPerSecond, "screen-per-second", false, "with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts, not of most expected improvement")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
 
@@ -512,6 +518,7 @@ func (f *learnFlags) apply(rc *runConfig) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
+	rc.ScreenPerSecond = f.screenPerSecond
 	if f.mix == rl.MixHalf {
 		rc.Mix = "" // run.json keeps the fixed half as absent, as runs before it
 	}

@@ -40,6 +40,17 @@ func (p *Policy) SetScreen(k int) error {
 	return nil
 }
 
+// SetScreenPerSecond makes the screen run the candidate of most expected
+// improvement per second the task's model of durations predicts for it,
+// rather than of most expected improvement: a budget is seconds, and a
+// program that is likely to improve a little in 3 s can be worth more than
+// one a little likelier to in 40 (or to time out there). It is Snoek et al.'s
+// "EI per second" (2012), with the durations modelled as the scores are, by a
+// Bayesian linear model of their logarithms over the plans' choices. Off, the
+// screen ignores time: on one 20-minute run one seed of three spent 13
+// programs on time-outs (bench/RESULTS.md).
+func (p *Policy) SetScreenPerSecond(on bool) { p.screenPerSecond = on }
+
 // CheckScreen says why k is not a screen size (nil when it is).
 func CheckScreen(k int) error {
 	if k < 0 || k == 1 || k > maxScreen {
@@ -68,7 +79,7 @@ func (p *Policy) Observe(s rl.Solution) {
 		model = screen.New()
 		p.screens[s.Result.Task] = model
 	}
-	model.Observe(screenPlan(m.Plan), s.Result.Valid, s.Result.Reward)
+	model.Observe(screenPlan(m.Plan), s.Result.Valid, s.Result.Reward, s.Result.DurationS)
 }
 
 // screenNote is what an action records of its screen: the candidates drawn,
@@ -124,6 +135,7 @@ func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Wa
 			}
 		}
 	}
+	model.PerSecond = p.screenPerSecond
 	i, preds := model.Pick(plans)
 	seen[walkers[i].Plan().Key()] = true
 	return walkers[i], draws[i], &screenNote{Candidates: len(walkers), Chosen: i, Pred: preds[i]}, nil

@@ -22,7 +22,7 @@ func BenchmarkPick(b *testing.B) {
 	}
 	m := New()
 	for range 2000 {
-		m.Observe(plan(), rng.IntN(10) > 0, rng.Float64())
+		m.Observe(plan(), rng.IntN(10) > 0, rng.Float64(), 0)
 	}
 	cands := make([]Plan, 8)
 	for i := range cands {

@@ -82,9 +82,10 @@ type Plan struct {
 const neutralPairs = 3
 
 type observation struct {
-	plan   Plan
-	valid  bool
-	reward float64
+	plan    Plan
+	valid   bool
+	reward  float64
+	seconds float64 // how long the program ran; 0: not known (a state saved before durations were kept)
 }
 
 // Model is one task's model. The zero value is not usable: use New.
@@ -105,16 +106,26 @@ type Model struct {
 	// group; canon the normal scores of the programs run, by canonical key.
 	neutral map[string]bool
 	canon   map[string][]float64
+	// wDur are the posterior mean weights of the log duration (the same
+	// design and prior as the score's, so the same factor chol), used by
+	// PerSecond.
+	wDur    []float64
+	durMean float64 // mean log duration of the results of known duration
+
+	// PerSecond makes Pick choose by expected improvement per predicted
+	// second rather than expected improvement.
+	PerSecond bool
 }
 
 // New makes an empty model.
 func New() *Model { return &Model{byKey: map[string]int{}} }
 
-// Observe records one result: a program of choices plan, valid or not, and
-// its reward (higher is better; ignored when not valid). A plan seen before
+// Observe records one result: a program of choices plan, valid or not, its
+// reward (higher is better; ignored when not valid) and how many seconds it
+// ran (a time-out's is the limit; 0 or less: not known). A plan seen before
 // (the same group and choices) is the same program and result (rendering is
 // deterministic and the cache answers it again): recorded once.
-func (m *Model) Observe(plan Plan, valid bool, reward float64) {
+func (m *Model) Observe(plan Plan, valid bool, reward, seconds float64) {
 	key := rawKey(plan)
 	if _, ok := m.byKey[key]; ok {
 		return
@@ -124,7 +135,10 @@ func (m *Model) Observe(plan Plan, valid bool, reward float64) {
 	}
 	m.byKey[key] = len(m.obs)
 	plan.Choices = append([]Choice(nil), plan.Choices...)
-	m.obs = append(m.obs, observation{plan: plan, valid: valid, reward: reward})
+	if !(seconds > 0) || math.IsInf(seconds, 0) {
+		seconds = 0
+	}
+	m.obs = append(m.obs, observation{plan: plan, valid: valid, reward: reward, seconds: seconds})
 	if valid {
 		m.nValid++
 	}
@@ -147,13 +161,24 @@ type Prediction struct {
 	// Repeat says the plan differs from a program already run only in
 	// choices neutral for its group: Mean is that program's score, SD 0.
 	Repeat bool `json:"repeat,omitempty"`
+	// Seconds is the predicted duration: the geometric mean the model of
+	// log durations gives (a repeat's is its program's).
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// value is what Pick maximises for one prediction.
+func (m *Model) value(p Prediction) float64 {
+	if m.PerSecond && p.Seconds > 0 {
+		return p.EI / p.Seconds
+	}
+	return p.EI
 }
 
 // Pick returns the index of the candidate with the largest expected
-// improvement and the predictions of all of them, or -1 and nil when the
-// model is not Ready. A candidate that is a Repeat is chosen only when all
-// are; ties go to the earlier candidate (the policy's own first draw comes
-// first).
+// improvement (per predicted second, with PerSecond) and the predictions of
+// all of them, or -1 and nil when the model is not Ready. A candidate that is
+// a Repeat is chosen only when all are; ties go to the earlier candidate (the
+// policy's own first draw comes first).
 func (m *Model) Pick(cands []Plan) (int, []Prediction) {
 	if len(cands) == 0 || !m.Ready() {
 		return -1, nil
@@ -163,7 +188,7 @@ func (m *Model) Pick(cands []Plan) (int, []Prediction) {
 	best := 0
 	for i, c := range cands {
 		preds[i] = m.predict(c)
-		if b := preds[best]; preds[i].Repeat == b.Repeat && preds[i].EI > b.EI || b.Repeat && !preds[i].Repeat {
+		if b := preds[best]; preds[i].Repeat == b.Repeat && m.value(preds[i]) > m.value(b) || b.Repeat && !preds[i].Repeat {
 			best = i
 		}
 	}
@@ -279,11 +304,12 @@ func (m *Model) fit() {
 	}
 	if !cholesky(a, d) {
 		// XᵀX + αI is positive definite for α > 0; only NaN input fails.
-		m.chol, m.w = nil, nil
+		m.chol, m.w, m.wDur = nil, nil, nil
 		return
 	}
 	m.chol = a
 	m.w = solve(a, d, b)
+	m.wDur = solve(a, d, m.logDurationsXty(rows))
 	var rss float64
 	m.best = math.Inf(-1)
 	for i, row := range rows {
@@ -300,6 +326,36 @@ func (m *Model) fit() {
 	m.s2 = (rss + 1) / float64(len(rows)+1)
 }
 
+// logDurationsXty is Xᵀy for y the log durations, centred on their mean (the
+// intercept's weak prior would otherwise pull a short run's durations toward
+// 1 s); a result of unknown duration counts as the mean. The mean is added
+// back in predictions (durMean).
+func (m *Model) logDurationsXty(rows [][]int) []float64 {
+	var sum float64
+	n := 0
+	for _, o := range m.obs {
+		if o.seconds > 0 {
+			sum += math.Log(o.seconds)
+			n++
+		}
+	}
+	m.durMean = 0
+	if n > 0 {
+		m.durMean = sum / float64(n)
+	}
+	b := make([]float64, len(m.index))
+	for i, row := range rows {
+		if m.obs[i].seconds <= 0 {
+			continue
+		}
+		y := math.Log(m.obs[i].seconds) - m.durMean
+		for _, j := range row {
+			b[j] += y
+		}
+	}
+	return b
+}
+
 func (m *Model) predict(plan Plan) Prediction {
 	if m.chol == nil {
 		return Prediction{}
@@ -310,7 +366,7 @@ func (m *Model) predict(plan Plan) Prediction {
 			mean += y
 		}
 		mean /= float64(len(ys))
-		return Prediction{Mean: mean, EI: max(0, mean-m.best), Repeat: true}
+		return Prediction{Mean: mean, EI: max(0, mean-m.best), Repeat: true, Seconds: m.seconds(m.features(plan))}
 	}
 	feats := m.features(plan)
 	d := len(m.w)
@@ -340,7 +396,24 @@ func (m *Model) predict(plan Plan) Prediction {
 		q += v * v
 	}
 	sd := math.Sqrt(m.s2 * (q + float64(unknown)/Alpha))
-	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best)}
+	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best), Seconds: m.seconds(feats)}
+}
+
+// seconds is the predicted duration of a plan of features feats: exp of the
+// posterior mean log duration (an unseen feature adds its prior mean, 0).
+func (m *Model) seconds(feats []string) float64 {
+	if m.wDur == nil {
+		return 0
+	}
+	t := m.durMean + m.wDur[0]
+	seen := map[string]bool{}
+	for _, f := range feats {
+		if j, ok := m.index[f]; ok && !seen[f] {
+			seen[f] = true
+			t += m.wDur[j]
+		}
+	}
+	return math.Exp(t)
 }
 
 // features are what the linear model sees of a plan: each choice not
@@ -534,9 +607,10 @@ func solve(l []float64, d int, b []float64) []float64 {
 
 // Record is one observation as saved with a policy (State, Restore).
 type Record struct {
-	Plan   Plan    `json:"plan"`
-	Valid  bool    `json:"valid"`
-	Reward float64 `json:"reward,omitempty"`
+	Plan    Plan    `json:"plan"`
+	Valid   bool    `json:"valid"`
+	Reward  float64 `json:"reward,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // State is the model's observations in the order they came, for a
@@ -544,7 +618,7 @@ type Record struct {
 func (m *Model) State() []Record {
 	out := make([]Record, len(m.obs))
 	for i, o := range m.obs {
-		out[i] = Record{Plan: o.plan, Valid: o.valid, Reward: o.reward}
+		out[i] = Record{Plan: o.plan, Valid: o.valid, Reward: o.reward, Seconds: o.seconds}
 	}
 	return out
 }
@@ -556,7 +630,7 @@ func Restore(recs []Record) (*Model, error) {
 		if len(r.Plan.Choices) == 0 {
 			return nil, fmt.Errorf("screen: observation %d has no choices", i)
 		}
-		m.Observe(r.Plan, r.Valid, r.Reward)
+		m.Observe(r.Plan, r.Valid, r.Reward, r.Seconds)
 	}
 	return m, nil
 }

@@ -10,11 +10,11 @@ import (
 func TestNormalScores(t *testing.T) {
 	m := New()
 	// Rewards 1, 2, 2, 3 and a failure.
-	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "a"}}}, true, 1)
-	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "b"}}}, true, 2)
-	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "c"}}}, true, 2)
-	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "d"}}}, true, 3)
-	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "e"}}}, false, 0)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "a"}}}, true, 1, 0)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "b"}}}, true, 2, 0)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "c"}}}, true, 2, 0)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "d"}}}, true, 3, 0)
+	m.Observe(Plan{Choices: []Choice{{Name: "id", Value: "e"}}}, false, 0, 0)
 	y := m.normalScores()
 	q := func(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 	want := []float64{q(0.5 / 4), q(2 / 4.0), q(2 / 4.0), q(3.5 / 4), q(0.5/4) - 1}
@@ -31,8 +31,8 @@ func TestNormalScores(t *testing.T) {
 func TestObserveOnceByKey(t *testing.T) {
 	m := New()
 	x := Plan{Choices: []Choice{{Name: "x", Value: "1"}}}
-	m.Observe(x, true, 0.5)
-	m.Observe(x, true, 0.9) // the same program again: the cache's answer
+	m.Observe(x, true, 0.5, 0)
+	m.Observe(x, true, 0.9, 0) // the same program again: the cache's answer
 	if m.Len() != 1 {
 		t.Fatalf("Len = %d after one program twice, want 1", m.Len())
 	}
@@ -74,16 +74,16 @@ func TestModelLearnsAndExplores(t *testing.T) {
 	}
 	for rep := 0; rep < 4; rep++ {
 		for _, s := range []bool{true, false} {
-			m.Observe(seeded(toyFeats("lin", 0, s), rep), true, toyReward("lin", 0, rng))
+			m.Observe(seeded(toyFeats("lin", 0, s), rep), true, toyReward("lin", 0, rng), 0)
 			for _, d := range []int{3, 6} {
-				m.Observe(seeded(toyFeats("tree", d, s), rep), true, toyReward("tree", d, rng))
+				m.Observe(seeded(toyFeats("tree", d, s), rep), true, toyReward("tree", d, rng), 0)
 			}
 		}
 	}
 	knnPlan := func(scale bool) Plan {
 		return Plan{Group: "knn", Choices: []Choice{{Name: "family", Value: "knn"}, {Name: "scale", Value: fmt.Sprint(scale), Paired: true}}}
 	}
-	m.Observe(knnPlan(false), false, 0)
+	m.Observe(knnPlan(false), false, 0, 0)
 	if !m.Ready() {
 		t.Fatal("not ready after 24 valid results")
 	}
@@ -125,7 +125,7 @@ func TestRestoreIsTheSameModel(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		fam := []string{"lin", "tree"}[i%2]
 		d := 3 * (1 + i%3)
-		m.Observe(toyFeats(fam, d, i%4 == 0), i%7 != 0, toyReward(fam, d, rng))
+		m.Observe(toyFeats(fam, d, i%4 == 0), i%7 != 0, toyReward(fam, d, rng), 0)
 	}
 	r, err := Restore(m.State())
 	if err != nil {
@@ -175,7 +175,7 @@ func TestNeutralChoicesMakeRepeats(t *testing.T) {
 		return p
 	}
 	m := New()
-	obs := func(p Plan, r float64) { m.Observe(p, true, r) }
+	obs := func(p Plan, r float64) { m.Observe(p, true, r, 0) }
 	// Trees: the depth matters, the scaling and the loader do not (three
 	// pairs each with equal scores).
 	for _, d := range []string{"3", "6"} {
@@ -225,5 +225,53 @@ func TestNeutralChoicesMakeRepeats(t *testing.T) {
 	m.refit()
 	if m.neutral["tree\x00scale"] || !m.neutral["tree\x00loader"] {
 		t.Errorf("after a pair that differs on scale: neutral %v, want loader only", m.neutral)
+	}
+}
+
+// With PerSecond the model also learns how long programs of each choice run
+// and picks by expected improvement per predicted second: of two untried
+// variants of equal promise, the one of a family that ran 1 s beats the one
+// of a family that ran 40 s; without PerSecond the choice
+// is by expected improvement alone. A saved state keeps the durations.
+func TestPerSecondPrefersTheFastCandidate(t *testing.T) {
+	plan := func(family, v string) Plan {
+		return Plan{Group: family, Choices: []Choice{{Name: "family", Value: family}, {Name: family + ".v", Value: v}}}
+	}
+	m := New()
+	for i, v := range []string{"a", "b", "c", "d", "e"} {
+		r := 0.5 + 0.01*float64(i)
+		m.Observe(plan("fast", v), true, r, 1)
+		m.Observe(plan("slow", v), true, r+0.005, 40)
+	}
+	// The slow family scores a little better, so its untried variant has the
+	// larger expected improvement.
+	cands := []Plan{plan("fast", "z"), plan("slow", "z")}
+	i, preds := m.Pick(cands)
+	if i != 1 || !(preds[1].EI > preds[0].EI) {
+		t.Fatalf("by expected improvement: Pick = %d, predictions %+v; want 1, the better family", i, preds)
+	}
+	if f, s := preds[0].Seconds, preds[1].Seconds; !(f > 0.5 && f < 2 && s > 20 && s < 80) {
+		t.Errorf("predicted seconds fast %.2f, slow %.2f; want about 1 and 40", f, s)
+	}
+	m.PerSecond = true
+	if i, preds := m.Pick(cands); i != 0 {
+		t.Errorf("per second: Pick = %d, predictions %+v; want 0, the fast family", i, preds)
+	}
+	back, err := Restore(m.State())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := back.Predict(plan("slow", "z")); p == nil || math.Abs(p.Seconds-preds[1].Seconds) > 1e-9*preds[1].Seconds {
+		t.Errorf("restored model predicts %+v for the slow family, want %.3f s as before", p, preds[1].Seconds)
+	}
+	// Unknown durations (a state saved before they were kept) predict the
+	// mean of the known ones, not 1 s.
+	u := New()
+	for i, v := range []string{"a", "b", "c", "d"} {
+		u.Observe(plan("fast", v), true, float64(i), 0)
+	}
+	u.Observe(plan("slow", "a"), true, 0.5, 8)
+	if p := u.Predict(plan("fast", "z")); p == nil || math.Abs(p.Seconds-8) > 1 {
+		t.Errorf("with one known duration of 8 s, an untried fast plan is predicted %+v, want about 8 s", p)
 	}
 }

@@ -93,6 +93,8 @@ type Config struct {
 	// learning setting: the model it picks with is fitted on the run's
 	// results, which the prompting baseline does not learn from.
 	Screen int
+	// ScreenPerSecond is the RL arms' recipe.Policy.SetScreenPerSecond.
+	ScreenPerSecond bool
 	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
@@ -269,9 +271,12 @@ type Result struct {
 	PriorOnRepeat bool `json:"rl_prior_on_repeat,omitempty"`
 	// Screen is the RL arms' recipe.Policy.SetScreen; absent: 0 (off), as
 	// results from before it.
-	Screen int    `json:"rl_screen,omitempty"`
-	Init   string `json:"rl_init_policy,omitempty"`
-	Buffer int    `json:"rl_buffer"`
+	Screen int `json:"rl_screen,omitempty"`
+	// ScreenPerSecond is the RL arms' recipe.Policy.SetScreenPerSecond;
+	// absent: off.
+	ScreenPerSecond bool   `json:"rl_screen_per_second,omitempty"`
+	Init            string `json:"rl_init_policy,omitempty"`
+	Buffer          int    `json:"rl_buffer"`
 	// Grid is every arm's grid of hyperparameter values; absent: the
 	// standard one (results from before it was a choice).
 	Grid string `json:"grid,omitempty"`
@@ -314,7 +319,10 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
 	res.Init, res.Decision, res.EditFloor, res.WidenAfter = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor, cfg.WidenAfter
-	res.PriorOnRepeat, res.Screen = cfg.PriorOnRepeat, cfg.Screen
+	res.PriorOnRepeat, res.Screen, res.ScreenPerSecond = cfg.PriorOnRepeat, cfg.Screen, cfg.ScreenPerSecond
+	if cfg.ScreenPerSecond && cfg.Screen == 0 {
+		return nil, fmt.Errorf("compare: screen per second needs a screen (Screen > 0)")
+	}
 	if err := errors.Join(recipe.CheckEditFloor(cfg.EditFloor), rl.CheckWidenAfter(cfg.WidenAfter), recipe.CheckScreen(cfg.Screen)); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
@@ -616,6 +624,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 			err = errors.Join(rp.SetGrid(grid), rp.SetEditFloor(cfg.EditFloor))
 			rp.SetPriorOnRepeat(cfg.PriorOnRepeat)
 			err = errors.Join(err, rp.SetScreen(cfg.Screen))
+			rp.SetScreenPerSecond(cfg.ScreenPerSecond)
 			if err == nil && cfg.InitPolicy != "" {
 				err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
 				rp.ForgetResults() // the net is the starting point; the other run's results are not
@@ -893,9 +902,12 @@ func repeatNote(on bool) string {
 }
 
 // screenNote says when the RL arms screen candidates (recipe.Policy.SetScreen).
-func screenNote(k int) string {
-	if k == 0 {
+func screenNote(k int, perSecond bool) string {
+	switch {
+	case k == 0:
 		return ""
+	case perSecond:
+		return fmt.Sprintf(", each walk the model of results' pick of %d candidates per predicted second", k)
 	}
 	return fmt.Sprintf(", each walk the model of results' pick of %d candidates", k)
 }
@@ -938,7 +950,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen), initNote(r.Init), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

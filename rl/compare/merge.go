@@ -53,6 +53,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 				out.Utility, out.Credit, out.Charge, out.Elite = p.Utility, p.Credit, p.Charge, p.Elite
 				out.Decision, out.Init, out.Buffer, out.EditFloor = p.Decision, p.Init, p.Buffer, p.EditFloor
 				out.WidenAfter, out.PriorOnRepeat, out.Screen = p.WidenAfter, p.PriorOnRepeat, p.Screen
+				out.ScreenPerSecond = p.ScreenPerSecond
 			} else if d := rlDiff(out, p); d != "" {
 				return nil, fmt.Errorf("merge: %s and %s ran their RL arms with different %s", rlFrom, name, d)
 			}
@@ -163,6 +164,7 @@ func rlDiff(p, q *Result) string {
 	add(p.WidenAfter != q.WidenAfter, "widen after", p.WidenAfter, q.WidenAfter)
 	add(p.PriorOnRepeat != q.PriorOnRepeat, "prior on repeat", p.PriorOnRepeat, q.PriorOnRepeat)
 	add(p.Screen != q.Screen, "screen", p.Screen, q.Screen)
+	add(p.ScreenPerSecond != q.ScreenPerSecond, "screen per second", p.ScreenPerSecond, q.ScreenPerSecond)
 	add(p.Init != q.Init, "initial policy", p.Init, q.Init)
 	add(p.Buffer != q.Buffer, "buffer", p.Buffer, q.Buffer)
 	return strings.Join(d, ", ")

@@ -138,6 +138,8 @@ func TestMerge(t *testing.T) {
 		{"widen", []*Result{rl, part(with(func(r *Result) { r.WidenAfter = 64 }), DurationAware, map[uint64]float64{4: 0.5})}, "different widen after (0, 64)"},
 		{"prior on repeat", []*Result{rl, part(with(func(r *Result) { r.PriorOnRepeat = true }), DurationAware, map[uint64]float64{4: 0.5})}, "different prior on repeat (false, true)"},
 		{"screen", []*Result{rl, part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different screen (0, 8)"},
+		{"screen per second", []*Result{part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5}),
+			part(with(func(r *Result) { r.Screen, r.ScreenPerSecond = 8, true }), DurationAware, map[uint64]float64{5: 0.5})}, "different screen per second (false, true)"},
 		{"same run twice", []*Result{nl, part(base, NoLearn, map[uint64]float64{3: 0.6})}, "t no-learn seed 3 is in both p0 and p1"},
 		{"direction", []*Result{nl, func() *Result {
 			r := part(base, DurationAware, map[uint64]float64{1: 0.5})
