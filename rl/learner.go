@@ -763,6 +763,9 @@ func (l *learner) writeUpdate(batch []*job, samples []Sample, stale []int, dropp
 
 func (l *learner) record(j *job, staleness, update int) EpisodeRecord {
 	r := EpisodeRecord{Result: j.result, Plan: j.action.Plan, Staleness: staleness, Update: update, DoneS: j.doneAt.Seconds()}
+	if n, ok := l.pol.(Noter); ok {
+		r.Note = n.EpisodeNote(j.action)
+	}
 	r.Result.Kind = j.prompt.Kind
 	if j.prompt.Parent != nil {
 		r.Parent = j.prompt.Parent.Result.Episode

@@ -2,6 +2,7 @@ package rl
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 )
 
@@ -13,9 +14,15 @@ type observing struct {
 
 func (p *observing) Observe(s Solution) { p.seen = append(p.seen, s) }
 
+// EpisodeNote makes observing a Noter too: it notes the plan it chose.
+func (p *observing) EpisodeNote(a Action) json.RawMessage {
+	return json.RawMessage(`{"chose":"` + a.Plan + `"}`)
+}
+
 // Every completion reaches Observe as it completes, with its action and
 // result, whether or not it ends in an update batch; a frozen policy (the
-// prompting baseline) observes nothing.
+// prompting baseline) observes nothing. A Noter's note for each action is in
+// that action's episode record.
 func TestObserverSeesEveryCompletion(t *testing.T) {
 	cfg := testConfig()
 	cfg.Batch, cfg.MaxEpisodes = 4, 6 // the last two complete but never fill a batch
@@ -33,6 +40,18 @@ func TestObserverSeesEveryCompletion(t *testing.T) {
 	}
 	if updated >= len(pol.seen) {
 		t.Fatalf("%d samples in updates and %d observed: the test needs completions outside any update", updated, len(pol.seen))
+	}
+	var mem Memory
+	if _, err := Run(context.Background(), cfg, twoPlans(t, 2), &observing{scripted: scripted{plans: []string{"fast", "slow"}}}, tasks, &mem); err != nil {
+		t.Fatal(err)
+	}
+	if len(mem.EpisodeRecs) != 6 {
+		t.Fatalf("%d episode records, want 6", len(mem.EpisodeRecs))
+	}
+	for _, r := range mem.EpisodeRecs {
+		if want := `{"chose":"` + r.Plan + `"}`; string(r.Note) != want {
+			t.Errorf("episode %s: policy note %s, want %s", r.Episode, r.Note, want)
+		}
 	}
 	for i, s := range pol.seen {
 		want := map[string]float64{"fast": 1, "slow": 0}[s.Action.Plan]

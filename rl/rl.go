@@ -133,6 +133,15 @@ type Observer interface {
 	Observe(Solution)
 }
 
+// Noter is a Policy that has something to say about how it chose an action,
+// kept in the action's episodes.jsonl line ("policy_note") for whoever reads
+// the run: the recipe policy's screen records how many candidates it drew and
+// what its model of results predicted for the one it ran, so the predictions
+// can be checked against the outcomes. Nil: nothing to say.
+type Noter interface {
+	EpisodeNote(Action) json.RawMessage
+}
+
 // LearnerClock is implemented by an Env whose clock is virtual (the replay Env).
 // The learner reports its own compute so the Env can charge a modelled cost for
 // it on the virtual clock; slots that free up meanwhile sit idle, which keeps

@@ -36,6 +36,8 @@ type EpisodeRecord struct {
 	Dropped   bool    `json:"dropped,omitempty"`
 	Update    int     `json:"update"`      // the update that used it; 0 when none did
 	DoneS     float64 `json:"completed_s"` // run clock when it completed
+	// Note is the policy's own record of how it chose the action (Noter).
+	Note json.RawMessage `json:"policy_note,omitempty"`
 }
 
 // Metrics is one line of metrics.jsonl, one per policy update (CONTRACT.md §3).

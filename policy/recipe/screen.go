@@ -82,6 +82,22 @@ func (p *Policy) Observe(s rl.Solution) {
 	model.Observe(screenPlan(m.Plan), s.Result.Valid, s.Result.Reward, s.Result.DurationS)
 }
 
+// EpisodeNote is the action's screen record, {"screen": {...}}, for its
+// episodes.jsonl line (rl.Noter); nil when the action was not screened.
+func (p *Policy) EpisodeNote(a rl.Action) json.RawMessage {
+	var m meta
+	if err := json.Unmarshal(a.Meta, &m); err != nil || m.Screen == nil {
+		return nil
+	}
+	b, err := json.Marshal(struct {
+		Screen *screenNote `json:"screen"`
+	}{m.Screen})
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // screenNote is what an action records of its screen: the candidates drawn,
 // which was run, and the model's belief about it.
 type screenNote struct {

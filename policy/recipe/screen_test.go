@@ -46,7 +46,7 @@ func TestScreenPicksWhatResultsFavour(t *testing.T) {
 		if a[i].Key != b[i].Key {
 			t.Fatalf("sample %d before the model is ready: %s with the screen, %s without", i, b[i].Key, a[i].Key)
 		}
-		if actionMeta(t, b[i]).Screen != nil {
+		if actionMeta(t, b[i]).Screen != nil || screened.EpisodeNote(b[i]) != nil {
 			t.Fatalf("sample %d has a screen note before any result", i)
 		}
 	}
@@ -102,6 +102,11 @@ func TestScreenPicksWhatResultsFavour(t *testing.T) {
 		n := actionMeta(t, x).Screen
 		if n == nil || n.Candidates < 1 || n.Candidates > 8 || n.Chosen < 0 || n.Chosen >= n.Candidates {
 			t.Fatalf("screened sample %d: note %+v, want 1-8 candidates and the chosen among them", i, n)
+		}
+		// The episodes.jsonl line carries the same record.
+		var line struct{ Screen *screenNote }
+		if err := json.Unmarshal(screened.EpisodeNote(x), &line); err != nil || line.Screen == nil || *line.Screen != *n {
+			t.Fatalf("screened sample %d: episode note %s (%v), want the action's %+v", i, screened.EpisodeNote(x), err, *n)
 		}
 	}
 
