@@ -399,6 +399,20 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.3082 ± 0.0122 (+1.4 SE)", "0.2981 ± 0.0131 (+2.0 SE)          0.2981 ± 0.0131 (+2.0 SE)", // RL at 5, 10, 15
 			"rl-duration-aware  4m5s, 9m38s, 7m49s",
 		}},
+		// hpc-job-class at 4 minutes on the faster machine: the default
+		// behind no-learn, the screen ahead, the screen per second level.
+		{"hpc-job-class, the default at 4 minutes on the faster machine", results("hpc-4m-90700ef"), []string{
+			"5 seeds", "495 programs really run",
+			"0.8829 ± 0.0009      144 ± 15", "0.8855 ± 0.0017      133 ± 13", "-0.0027 (-1.4 SE)",
+			"0.8811 ± 0.0013 (+0.4 SE)", // RL at 1 minute
+		}},
+		{"hpc-job-class with --screen 8 at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-90700ef-screen"), []string{
+			"each walk the model of results' pick of 8 candidates;",
+			"0.8881 ± 0.0022      149 ± 13", "+0.0026 (+0.9 SE)", "0.8857 ± 0.0026 (+1.5 SE)",
+		}},
+		{"hpc-job-class with --screen 8 --screen-per-second at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-df2c4b9-screen-per-second"), []string{
+			"pick of 8 candidates per predicted second", "0.8855 ± 0.0020      127 ± 11", "-0.0001 (-0.0 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
