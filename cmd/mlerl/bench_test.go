@@ -413,6 +413,12 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with --screen 8 --screen-per-second at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-df2c4b9-screen-per-second"), []string{
 			"pick of 8 candidates per predicted second", "0.8855 ± 0.0020      127 ± 11", "-0.0001 (-0.0 SE)",
 		}},
+		{"poll-adjustment, the default and --screen 8 at 4 minutes", results("poll-4m-ca8ff22") + "@no-learn," + results("poll-4m-ca8ff22-screen"), []string{
+			"binary ca8ff22", "0.5688 ± 0.0180      134 ± 7", "0.6227 ± 0.0084      126 ± 10", "+0.0539 (+2.7 SE)", "0.6108 ± 0.0259 (+1.1 SE)",
+		}},
+		{"poll-adjustment, the default at 4 minutes", results("poll-4m-ca8ff22"), []string{
+			"0.5862 ± 0.0120      152 ± 5", "+0.0365 (+2.5 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
