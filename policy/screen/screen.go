@@ -326,10 +326,10 @@ func (m *Model) fit() {
 	m.s2 = (rss + 1) / float64(len(rows)+1)
 }
 
-// logDurationsXty is Xᵀy for y the log durations, centred on their mean (the
-// intercept's weak prior would otherwise pull a short run's durations toward
-// 1 s); a result of unknown duration counts as the mean. The mean is added
-// back in predictions (durMean).
+// logDurationsXty is Xᵀy for y the log durations, centred on their mean so
+// that the weights' prior mean (0) is the mean duration, not 1 s; a result of
+// unknown duration counts as the mean. The mean is added back in predictions
+// (durMean).
 func (m *Model) logDurationsXty(rows [][]int) []float64 {
 	var sum float64
 	n := 0
