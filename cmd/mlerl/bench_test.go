@@ -419,6 +419,12 @@ func TestBenchMergeResults(t *testing.T) {
 		{"poll-adjustment, the default at 4 minutes", results("poll-4m-ca8ff22"), []string{
 			"0.5862 ± 0.0120      152 ± 5", "+0.0365 (+2.5 SE)",
 		}},
+		{"digit-images, the default and --screen 8 at 4 minutes", results("digit-4m-ca8ff22") + "@no-learn," + results("digit-4m-ca8ff22-screen"), []string{
+			"3 seeds", "0.9842 ± 0.0009      144 ± 17", "0.9861 ± 0.0000      161 ± 5", "-0.0019 (-2.0 SE)",
+		}},
+		{"digit-images, the default at 4 minutes", results("digit-4m-ca8ff22"), []string{
+			"0.9861 ± 0.0000      232 ± 25", "0.9768 ± 0.0040 (-1.0 SE)",
+		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
 			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
 		}},
