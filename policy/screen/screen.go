@@ -106,9 +106,9 @@ type Model struct {
 	// group; canon the normal scores of the programs run, by canonical key.
 	neutral map[string]bool
 	canon   map[string][]float64
-	// wDur are the posterior mean weights of the log duration (the same
-	// design and prior as the score's, so the same factor chol), used by
-	// PerSecond.
+	// wDur are the posterior mean weights of the centred log duration (the
+	// same design and prior as the score's, so the same factor chol), used
+	// by PerSecond.
 	wDur    []float64
 	durMean float64 // mean log duration of the results of known duration
 
@@ -360,21 +360,33 @@ func (m *Model) predict(plan Plan) Prediction {
 	if m.chol == nil {
 		return Prediction{}
 	}
+	phi, unknown := m.design(plan)
+	seconds := math.Exp(m.durMean + dot(phi, m.wDur)) // an unseen feature adds its prior mean, 0
 	if ys, ok := m.canon[m.canonical(plan, -1)]; ok {
 		mean := 0.0
 		for _, y := range ys {
 			mean += y
 		}
 		mean /= float64(len(ys))
-		return Prediction{Mean: mean, EI: max(0, mean-m.best), Repeat: true, Seconds: m.seconds(m.features(plan))}
+		return Prediction{Mean: mean, EI: max(0, mean-m.best), Repeat: true, Seconds: seconds}
 	}
-	feats := m.features(plan)
-	d := len(m.w)
-	phi := make([]float64, d)
+	mean := dot(phi, m.w)
+	// φᵀ A⁻¹ φ = |L⁻¹ φ|² with A = L Lᵀ.
+	z := forward(m.chol, len(phi), phi)
+	q := dot(z, z)
+	sd := math.Sqrt(m.s2 * (q + float64(unknown)/Alpha))
+	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best), Seconds: seconds}
+}
+
+// design is the plan's row of the fit's design matrix (φ: the intercept and
+// each known feature 1, once) and how many of its features the fit has not
+// seen, whose weights are at their prior.
+func (m *Model) design(plan Plan) ([]float64, int) {
+	phi := make([]float64, len(m.w))
 	phi[0] = 1
 	unknown := 0
 	seen := map[string]bool{}
-	for _, f := range feats {
+	for _, f := range m.features(plan) {
 		if seen[f] {
 			continue
 		}
@@ -382,38 +394,18 @@ func (m *Model) predict(plan Plan) Prediction {
 		if j, ok := m.index[f]; ok {
 			phi[j] = 1
 		} else {
-			unknown++ // weight at its prior: mean 0, variance s²/Alpha
+			unknown++
 		}
 	}
-	mean := 0.0
-	for j, v := range phi {
-		mean += v * m.w[j]
-	}
-	// φᵀ A⁻¹ φ = |L⁻¹ φ|² with A = L Lᵀ.
-	z := forward(m.chol, d, phi)
-	q := 0.0
-	for _, v := range z {
-		q += v * v
-	}
-	sd := math.Sqrt(m.s2 * (q + float64(unknown)/Alpha))
-	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best), Seconds: m.seconds(feats)}
+	return phi, unknown
 }
 
-// seconds is the predicted duration of a plan of features feats: exp of the
-// posterior mean log duration (an unseen feature adds its prior mean, 0).
-func (m *Model) seconds(feats []string) float64 {
-	if m.wDur == nil {
-		return 0
+func dot(a, b []float64) float64 {
+	t := 0.0
+	for i, v := range a {
+		t += v * b[i]
 	}
-	t := m.durMean + m.wDur[0]
-	seen := map[string]bool{}
-	for _, f := range feats {
-		if j, ok := m.index[f]; ok && !seen[f] {
-			seen[f] = true
-			t += m.wDur[j]
-		}
-	}
-	return math.Exp(t)
+	return t
 }
 
 // features are what the linear model sees of a plan: each choice not
