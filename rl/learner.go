@@ -84,6 +84,15 @@ type Config struct {
 	// the same utility, so nothing teaches the policy to stay fast. 0 charges
 	// nothing; DefaultConfig's is DefaultTimeCharge.
 	TimeCharge float64
+	// ChargeSlowerOnly charges only programs slower than the median,
+	// λ·max(0, log2(Δt / median)): a fast program gains nothing for its
+	// speed. Under ranks the symmetric charge credits a program 8 times
+	// faster than the median with +3λ, three quarters of the whole rank
+	// scale at the default λ, so a bad fast program can be worth more to
+	// the update than a good slow one (on hpc-job-class RL drew the
+	// ensembles that hold its best programs, at about twice the median
+	// time, a third as often as the prior did). Off in DefaultConfig.
+	ChargeSlowerOnly bool
 	// Elite is q in [0, 1): under UtilityRank a valid program's utility
 	// becomes max(0, rank − q) / (1 − q), so only programs that beat the
 	// share q of the task's results so far earn credit above the
@@ -172,8 +181,8 @@ func (c Config) check() error {
 		return fmt.Errorf("lines %d: must be 0 (off) or more", c.Lines)
 	case CheckWidenAfter(c.WidenAfter) != nil:
 		return CheckWidenAfter(c.WidenAfter)
-	case CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite) != nil:
-		return CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite)
+	case CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite, c.ChargeSlowerOnly) != nil:
+		return CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite, c.ChargeSlowerOnly)
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
 		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
 	}
@@ -597,7 +606,13 @@ func (l *learner) fresh(batch []*job) (used []*job, stale []int, dropped map[*jo
 // scaled to that 0/1 gain (see ImproveGain).
 func (l *learner) utilities(used []*job) []float64 {
 	u := make([]float64, len(used))
-	charge := func(r episode.Result) float64 { return l.cfg.TimeCharge * l.durations.LogRatio(r) }
+	charge := func(r episode.Result) float64 {
+		lr := l.durations.LogRatio(r)
+		if l.cfg.ChargeSlowerOnly {
+			lr = max(0, lr)
+		}
+		return l.cfg.TimeCharge * lr
+	}
 	value := func(r episode.Result) float64 {
 		v := l.ranks.Utility(r)
 		switch {

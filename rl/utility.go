@@ -151,10 +151,10 @@ const (
 )
 
 // CheckShaping checks the settings that say how results become utilities
-// (Config.Utility, ImproveCredit, TimeCharge, Elite). Its errors name them as
+// (Config.Utility, ImproveCredit, TimeCharge, Elite, ChargeSlowerOnly). Its errors name them as
 // the command line does (train, bench rl-vs-prompting), where users set them.
 // Empty strings are the defaults.
-func CheckShaping(utility, improveCredit string, timeCharge, elite float64) error {
+func CheckShaping(utility, improveCredit string, timeCharge, elite float64, slowerOnly bool) error {
 	switch {
 	case utility != "" && utility != UtilityRank && utility != UtilityReward:
 		return fmt.Errorf("--utility %q: want %s or %s", utility, UtilityRank, UtilityReward)
@@ -164,6 +164,8 @@ func CheckShaping(utility, improveCredit string, timeCharge, elite float64) erro
 		return fmt.Errorf("--improve-credit %s needs --utility %s", ImproveGain, UtilityRank)
 	case !(timeCharge >= 0) || math.IsInf(timeCharge, 0):
 		return fmt.Errorf("--time-charge %v: must be a finite number at least 0", timeCharge)
+	case slowerOnly && timeCharge == 0:
+		return fmt.Errorf("--time-charge-slower-only changes how the time charge is made: it needs --time-charge above 0")
 	case !(elite >= 0 && elite < 1):
 		return fmt.Errorf("--elite %v: must be in [0, 1)", elite)
 	case elite > 0 && utility == UtilityReward:

@@ -161,7 +161,9 @@ func TestImproveGainCredit(t *testing.T) {
 
 // The time charge lowers a slow program's utility and raises a fast one's by
 // λ·log2(Δt / the task's median), clamped at 8 times either way, and under
-// credit over the parent an edit is charged for the time it added.
+// credit over the parent an edit is charged for the time it added. Charged
+// on slower programs only, a fast program keeps its utility and a slow one
+// pays as before.
 func TestTimeCharge(t *testing.T) {
 	res := func(d float64) episode.Result {
 		return episode.Result{Task: "t", Valid: true, Reward: 0.5, DurationS: d}
@@ -188,19 +190,22 @@ func TestTimeCharge(t *testing.T) {
 	used := []*job{{prompt: Prompt{Kind: episode.Scratch}, result: res(8)}, {prompt: Prompt{Kind: episode.Scratch}, result: res(1)},
 		improve(2, 8)}
 	for _, tc := range []struct {
-		credit string
-		charge float64
-		want   []float64
+		credit     string
+		charge     float64
+		slowerOnly bool
+		want       []float64
 	}{
-		{ImproveAbsolute, 0, []float64{0.5, 0.5, 0.5}},
-		{ImproveAbsolute, 0.1, []float64{0.5 - 0.1, 0.5 + 0.2, 0.5 - 0.1}},
-		{ImproveOverParent, 0.1, []float64{0.5 - 0.1, 0.5 + 0.2, -0.1 - 0.1}}, // parent 2 s: −1, child 8 s: +1
+		{ImproveAbsolute, 0, false, []float64{0.5, 0.5, 0.5}},
+		{ImproveAbsolute, 0.1, false, []float64{0.5 - 0.1, 0.5 + 0.2, 0.5 - 0.1}},
+		{ImproveOverParent, 0.1, false, []float64{0.5 - 0.1, 0.5 + 0.2, -0.1 - 0.1}}, // parent 2 s: −1, child 8 s: +1
+		{ImproveAbsolute, 0.1, true, []float64{0.5 - 0.1, 0.5, 0.5 - 0.1}},           // the 1 s program is not credited
+		{ImproveOverParent, 0.1, true, []float64{0.5 - 0.1, 0.5, -0.1}},              // nor the 2 s parent: the edit pays 8 s only
 	} {
 		cfg := DefaultConfig()
-		cfg.Utility, cfg.ImproveCredit, cfg.TimeCharge = UtilityReward, tc.credit, tc.charge
+		cfg.Utility, cfg.ImproveCredit, cfg.TimeCharge, cfg.ChargeSlowerOnly = UtilityReward, tc.credit, tc.charge, tc.slowerOnly
 		l := &learner{cfg: cfg, ranks: Ranks{}, durations: d}
 		if got := l.utilities(used); !nearAll(got, tc.want) {
-			t.Errorf("%s, charge %v: utilities %v, want %v", tc.credit, tc.charge, got, tc.want)
+			t.Errorf("%s, charge %v, slower only %v: utilities %v, want %v", tc.credit, tc.charge, tc.slowerOnly, got, tc.want)
 		}
 	}
 	for _, bad := range []float64{-0.1, math.NaN(), math.Inf(1)} {
@@ -209,6 +214,11 @@ func TestTimeCharge(t *testing.T) {
 		if err := cfg.check(); err == nil {
 			t.Errorf("time charge %v accepted", bad)
 		}
+	}
+	cfg := DefaultConfig()
+	cfg.TimeCharge, cfg.ChargeSlowerOnly = 0, true
+	if err := cfg.check(); err == nil || !strings.Contains(err.Error(), "--time-charge-slower-only") {
+		t.Errorf("slower only without a charge: %v, want an error naming --time-charge-slower-only", err)
 	}
 }
 

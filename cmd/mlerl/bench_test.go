@@ -110,6 +110,8 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen", "-3"}, "--screen: screen -3: want 0 (off) or 2 to 256"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--screen-per-second"}, "--screen-per-second changes how the screen picks: it needs --screen K"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen-per-second"}, "--screen-per-second changes how the screen picks: it needs --screen K"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--time-charge", "0", "--time-charge-slower-only"}, "--time-charge-slower-only changes how the time charge is made: it needs --time-charge above 0"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--time-charge", "0", "--time-charge-slower-only"}, "--time-charge-slower-only changes how the time charge is made: it needs --time-charge above 0"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},
 		{[]string{"bench", "record-replay", "--task", "telco-churn", "--out", t.TempDir() + "/t.jsonl", "--threads", "0"}, "--threads 0"},
 	} {

@@ -40,6 +40,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	utility := fs.String("utility", rl.DefaultConfig().Utility, "RL arms: what advantages are computed from, rank or reward (the paper's)")
 	credit := fs.String("improve-credit", rl.DefaultConfig().ImproveCredit, "RL arms: what an improve episode is credited with, absolute (its own utility), parent (its utility minus its parent's) or gain (1 if it beats its parent, 0 if not)")
 	timeCharge := fs.Float64("time-charge", rl.DefaultConfig().TimeCharge, "RL arms: λ, lower each episode's utility by λ·log2(its duration / the task's median) (0: none)")
+	slowerOnly := fs.Bool("time-charge-slower-only", false, "RL arms: charge only programs slower than the task's median; a fast one gains nothing for its speed")
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "RL arms: q in [0,1), only programs beating the share q of the task's results so far earn credit above the worst valid one (0: plain ranks)")
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "RL arms: credit per decision, each hyperparameter judged against the task's programs of its own model family")
 	editFloor := fs.Float64("edit-floor", 0, "RL arms: the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (0: none)")
@@ -85,7 +86,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 	}
 	// Each checker runs once; its error is both the test and the message.
-	shapingErr := rl.CheckShaping(*utility, *credit, *timeCharge, *elite)
+	shapingErr := rl.CheckShaping(*utility, *credit, *timeCharge, *elite, *slowerOnly)
 	widenErr := rl.CheckWidenAfter(*widen)
 	screenErr := recipe.CheckScreen(*screenK)
 	editFloorErr := recipe.CheckEditFloor(*editFloor)
@@ -140,7 +141,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
-		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, DecisionCredit: *decisionCredit, EditFloor: *editFloor, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK, ScreenPerSecond: *screenPerSecond, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
+		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, ChargeSlowerOnly: *slowerOnly, Elite: *elite, DecisionCredit: *decisionCredit, EditFloor: *editFloor, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK, ScreenPerSecond: *screenPerSecond, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
 		Grid: *grid, Lines: *lines, AdaptiveMix: adaptive,
 	})
 	if res != nil {

@@ -140,7 +140,7 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var lf learnFlags
 	lf.register(fs)
-	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8", "--screen-per-second"}); err != nil {
+	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8", "--screen-per-second", "--time-charge-slower-only"}); err != nil {
 		t.Fatal(err)
 	}
 	var rc runConfig
@@ -150,6 +150,9 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	}
 	if raw, err := json.Marshal(rc); err != nil || !rc.ScreenPerSecond || !strings.Contains(string(raw), `"screen_per_second":true`) {
 		t.Errorf("--screen-per-second: run config %v, JSON %s (%v)", rc.ScreenPerSecond, raw, err)
+	}
+	if raw, err := json.Marshal(rc); err != nil || !rc.ChargeSlowerOnly || !strings.Contains(string(raw), `"time_charge_slower_only":true`) {
+		t.Errorf("--time-charge-slower-only: run config %v, JSON %s (%v)", rc.ChargeSlowerOnly, raw, err)
 	}
 	if raw, err := json.Marshal(rc); err != nil || rc.WidenAfter != 64 || !strings.Contains(string(raw), `"widen_after":64`) ||
 		!rc.PriorOnRepeat || !strings.Contains(string(raw), `"prior_on_repeat":true`) {

@@ -44,6 +44,9 @@ type runConfig struct {
 	ImproveCredit string `json:"improve_credit,omitempty"`
 	// TimeCharge is rl.Config.TimeCharge; absent is 0, as runs before it.
 	TimeCharge float64 `json:"time_charge,omitempty"`
+	// ChargeSlowerOnly is rl.Config.ChargeSlowerOnly; absent is off, as runs
+	// before it.
+	ChargeSlowerOnly bool `json:"time_charge_slower_only,omitempty"`
 	// Elite is rl.Config.Elite; absent is 0 (plain ranks), as runs before it.
 	Elite float64 `json:"elite,omitempty"`
 	// DecisionCredit is rl.Config.DecisionCredit; absent is off, as runs
@@ -246,7 +249,7 @@ func (rc runConfig) check() error {
 	if rc.Grid != "" {
 		gridErr = recipe.CheckGrid(rc.Grid)
 	}
-	shapingErr := rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite)
+	shapingErr := rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.ChargeSlowerOnly)
 	editFloorErr := recipe.CheckEditFloor(rc.EditFloor)
 	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
 	screenErr := recipe.CheckScreen(rc.Screen)
@@ -344,6 +347,7 @@ func (tr *trainRun) run(ctx context.Context) error {
 	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
 	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
 	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
+	cfg.ChargeSlowerOnly = rc.ChargeSlowerOnly
 	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines = rc.DecisionCredit, rc.Buffer, rc.Lines
 	cfg.AdaptiveMix = rc.Mix == rl.MixAdaptive
 	cfg.WidenAfter = rc.WidenAfter
@@ -491,6 +495,7 @@ func (s rankSink) Summary(sum rl.Summary) error {
 type learnFlags struct {
 	durationAware, decisionCredit  bool
 	priorOnRepeat, screenPerSecond bool
+	chargeSlowerOnly               bool
 	utility, improveCredit, mix    string
 	timeCharge, elite, editFloor   float64
 	buffer, lines, widen, screen   int
@@ -502,6 +507,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.utility, "utility", d.Utility, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
 	fs.StringVar(&f.improveCredit, "improve-credit", d.ImproveCredit, "what an improve episode is credited with: absolute (its own utility, as a scratch episode), parent (its utility minus its parent's) or gain (1 if it beats its parent, 0 if not)")
 	fs.Float64Var(&f.timeCharge, "time-charge", d.TimeCharge, "λ: lower each episode's utility by λ·log2(its duration / the task's median), so the policy learns programs that leave time for more (0: none)")
+	fs.BoolVar(&f.chargeSlowerOnly, "time-charge-slower-only", false, "charge only programs slower than the task's median, λ·max(0, log2(duration / median)): a fast program gains nothing for its speed (default: faster ones are credited as slower ones are charged)")
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
 	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (recipe policy; a search setting: --no-learn takes it too; 0: off)")
@@ -518,7 +524,7 @@ func (f *learnFlags) apply(rc *runConfig) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
-	rc.ScreenPerSecond = f.screenPerSecond
+	rc.ScreenPerSecond, rc.ChargeSlowerOnly = f.screenPerSecond, f.chargeSlowerOnly
 	if f.mix == rl.MixHalf {
 		rc.Mix = "" // run.json keeps the fixed half as absent, as runs before it
 	}

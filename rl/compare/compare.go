@@ -77,6 +77,8 @@ type Config struct {
 	ImproveCredit string
 	// TimeCharge is the RL arms' rl.Config.TimeCharge, as given (0: none).
 	TimeCharge float64
+	// ChargeSlowerOnly is the RL arms' rl.Config.ChargeSlowerOnly.
+	ChargeSlowerOnly bool
 	// Elite is the RL arms' rl.Config.Elite, as given (0: plain ranks).
 	Elite float64
 	// DecisionCredit is the RL arms' rl.Config.DecisionCredit, as given.
@@ -250,16 +252,19 @@ type Checkpoint struct {
 
 // Result is the whole comparison.
 type Result struct {
-	Mode     string        `json:"mode"`
-	Budget   time.Duration `json:"budget_ns"`
-	Workers  int           `json:"workers"`
-	Batch    int           `json:"batch"`
-	Seeds    int           `json:"seeds"`
-	Utility  string        `json:"rl_utility"`
-	Credit   string        `json:"rl_improve_credit"`
-	Charge   float64       `json:"rl_time_charge"`
-	Elite    float64       `json:"rl_elite"`
-	Decision bool          `json:"rl_decision_credit,omitempty"`
+	Mode    string        `json:"mode"`
+	Budget  time.Duration `json:"budget_ns"`
+	Workers int           `json:"workers"`
+	Batch   int           `json:"batch"`
+	Seeds   int           `json:"seeds"`
+	Utility string        `json:"rl_utility"`
+	Credit  string        `json:"rl_improve_credit"`
+	Charge  float64       `json:"rl_time_charge"`
+	// SlowerOnly is the RL arms' rl.Config.ChargeSlowerOnly; absent: off,
+	// as results from before it.
+	SlowerOnly bool    `json:"rl_time_charge_slower_only,omitempty"`
+	Elite      float64 `json:"rl_elite"`
+	Decision   bool    `json:"rl_decision_credit,omitempty"`
 	// EditFloor is the RL arms' edit floor (recipe.Policy.SetEditFloor);
 	// absent: 0, as results from before it.
 	EditFloor float64 `json:"rl_edit_floor,omitempty"`
@@ -319,7 +324,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
 	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
 	res.Init, res.Decision, res.EditFloor, res.WidenAfter = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor, cfg.WidenAfter
-	res.PriorOnRepeat, res.Screen, res.ScreenPerSecond = cfg.PriorOnRepeat, cfg.Screen, cfg.ScreenPerSecond
+	res.PriorOnRepeat, res.Screen, res.ScreenPerSecond, res.SlowerOnly = cfg.PriorOnRepeat, cfg.Screen, cfg.ScreenPerSecond, cfg.ChargeSlowerOnly
 	if cfg.ScreenPerSecond && cfg.Screen == 0 {
 		return nil, fmt.Errorf("compare: screen per second needs a screen (Screen > 0)")
 	}
@@ -617,6 +622,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		rc.DurationAware = arm == DurationAware
 		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
 		rc.ImproveCredit, rc.TimeCharge, rc.Elite = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge, cfg.Elite
+		rc.ChargeSlowerOnly = cfg.ChargeSlowerOnly
 		rc.DecisionCredit, rc.WidenAfter = cfg.DecisionCredit, cfg.WidenAfter
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
@@ -901,6 +907,15 @@ func repeatNote(on bool) string {
 	return ", walks that only repeat plans turn to the prior"
 }
 
+// slowerNote says when the time charge spares fast programs
+// (rl.Config.ChargeSlowerOnly).
+func slowerNote(on bool) string {
+	if on {
+		return " (slower programs only)"
+	}
+	return ""
+}
+
 // screenNote says when the RL arms screen candidates (recipe.Policy.SetScreen).
 func screenNote(k int, perSecond bool) string {
 	switch {
@@ -949,8 +964,8 @@ func (r *Result) Print(w io.Writer) {
 	for _, c := range r.Cautions {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
-	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.Init), r.Executed)
+	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g%s, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, slowerNote(r.SlowerOnly), r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.Init), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

@@ -53,7 +53,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 				out.Utility, out.Credit, out.Charge, out.Elite = p.Utility, p.Credit, p.Charge, p.Elite
 				out.Decision, out.Init, out.Buffer, out.EditFloor = p.Decision, p.Init, p.Buffer, p.EditFloor
 				out.WidenAfter, out.PriorOnRepeat, out.Screen = p.WidenAfter, p.PriorOnRepeat, p.Screen
-				out.ScreenPerSecond = p.ScreenPerSecond
+				out.ScreenPerSecond, out.SlowerOnly = p.ScreenPerSecond, p.SlowerOnly
 			} else if d := rlDiff(out, p); d != "" {
 				return nil, fmt.Errorf("merge: %s and %s ran their RL arms with different %s", rlFrom, name, d)
 			}
@@ -158,6 +158,7 @@ func rlDiff(p, q *Result) string {
 	add(p.Utility != q.Utility, "utility", p.Utility, q.Utility)
 	add(p.Credit != q.Credit, "improve credit", p.Credit, q.Credit)
 	add(p.Charge != q.Charge, "time charge", p.Charge, q.Charge)
+	add(p.SlowerOnly != q.SlowerOnly, "time charge on slower programs only", p.SlowerOnly, q.SlowerOnly)
 	add(p.Elite != q.Elite, "elite", p.Elite, q.Elite)
 	add(p.Decision != q.Decision, "decision credit", p.Decision, q.Decision)
 	add(p.EditFloor != q.EditFloor, "edit floor", p.EditFloor, q.EditFloor)

@@ -140,6 +140,7 @@ func TestMerge(t *testing.T) {
 		{"screen", []*Result{rl, part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different screen (0, 8)"},
 		{"screen per second", []*Result{part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5}),
 			part(with(func(r *Result) { r.Screen, r.ScreenPerSecond = 8, true }), DurationAware, map[uint64]float64{5: 0.5})}, "different screen per second (false, true)"},
+		{"slower only", []*Result{rl, part(with(func(r *Result) { r.SlowerOnly = true }), DurationAware, map[uint64]float64{4: 0.5})}, "different time charge on slower programs only (false, true)"},
 		{"same run twice", []*Result{nl, part(base, NoLearn, map[uint64]float64{3: 0.6})}, "t no-learn seed 3 is in both p0 and p1"},
 		{"direction", []*Result{nl, func() *Result {
 			r := part(base, DurationAware, map[uint64]float64{1: 0.5})
