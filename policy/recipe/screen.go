@@ -151,8 +151,11 @@ func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Wa
 			}
 		}
 	}
-	model.PerSecond = p.screenPerSecond
-	i, preds := model.Pick(plans)
+	by := screen.Improvement
+	if p.screenPerSecond {
+		by = screen.PerSecond
+	}
+	i, preds := model.Pick(plans, by)
 	seen[walkers[i].Plan().Key()] = true
 	return walkers[i], draws[i], &screenNote{Candidates: len(walkers), Chosen: i, Pred: preds[i]}, nil
 }

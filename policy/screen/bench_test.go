@@ -33,6 +33,6 @@ func BenchmarkPick(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		m.fitted = false // force the refit a batch of new results brings
-		m.Pick(cands)
+		m.Pick(cands, Improvement)
 	}
 }

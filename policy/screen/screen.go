@@ -108,14 +108,20 @@ type Model struct {
 	canon   map[string][]float64
 	// wDur are the posterior mean weights of the centred log duration (the
 	// same design and prior as the score's, so the same factor chol), used
-	// by PerSecond.
+	// by Pick's PerSecond.
 	wDur    []float64
 	durMean float64 // mean log duration of the results of known duration
-
-	// PerSecond makes Pick choose by expected improvement per predicted
-	// second rather than expected improvement.
-	PerSecond bool
 }
+
+// Objective is what Pick maximises over the candidates.
+type Objective int
+
+const (
+	// Improvement is the expected improvement over the task's best.
+	Improvement Objective = iota
+	// PerSecond is the expected improvement per predicted second.
+	PerSecond
+)
 
 // New makes an empty model.
 func New() *Model { return &Model{byKey: map[string]int{}} }
@@ -167,19 +173,19 @@ type Prediction struct {
 }
 
 // value is what Pick maximises for one prediction.
-func (m *Model) value(p Prediction) float64 {
-	if m.PerSecond && p.Seconds > 0 {
+func (by Objective) value(p Prediction) float64 {
+	if by == PerSecond && p.Seconds > 0 {
 		return p.EI / p.Seconds
 	}
 	return p.EI
 }
 
 // Pick returns the index of the candidate with the largest expected
-// improvement (per predicted second, with PerSecond) and the predictions of
+// improvement (per predicted second, by PerSecond) and the predictions of
 // all of them, or -1 and nil when the model is not Ready. A candidate that is
 // a Repeat is chosen only when all are; ties go to the earlier candidate (the
 // policy's own first draw comes first).
-func (m *Model) Pick(cands []Plan) (int, []Prediction) {
+func (m *Model) Pick(cands []Plan, by Objective) (int, []Prediction) {
 	if len(cands) == 0 || !m.Ready() {
 		return -1, nil
 	}
@@ -188,7 +194,7 @@ func (m *Model) Pick(cands []Plan) (int, []Prediction) {
 	best := 0
 	for i, c := range cands {
 		preds[i] = m.predict(c)
-		if b := preds[best]; preds[i].Repeat == b.Repeat && m.value(preds[i]) > m.value(b) || b.Repeat && !preds[i].Repeat {
+		if b := preds[best]; preds[i].Repeat == b.Repeat && by.value(preds[i]) > by.value(b) || b.Repeat && !preds[i].Repeat {
 			best = i
 		}
 	}

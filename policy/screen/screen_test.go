@@ -63,7 +63,7 @@ func toyReward(family string, depth int, rng *rand.Rand) float64 {
 func TestModelLearnsAndExplores(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	m := New()
-	if i, _ := m.Pick([]Plan{toyFeats("lin", 0, true)}); i != -1 {
+	if i, _ := m.Pick([]Plan{toyFeats("lin", 0, true)}, Improvement); i != -1 {
 		t.Fatalf("Pick on an empty model = %d, want -1 (not ready)", i)
 	}
 	// Depth 9 is never tried. Four runs of each plan with another seed
@@ -104,7 +104,7 @@ func TestModelLearnsAndExplores(t *testing.T) {
 	// Among edits of the best (a depth-6 tree), the untried depth beats the
 	// known-worse depth 3 and a switch to the linear model.
 	cands := []Plan{toyFeats("tree", 3, true), toyFeats("lin", 0, true), toyFeats("tree", 9, true)}
-	i, preds := m.Pick(cands)
+	i, preds := m.Pick(cands, Improvement)
 	if i != 2 {
 		t.Errorf("Pick = %d (%+v), want 2: the untried depth", i, preds)
 	}
@@ -114,7 +114,7 @@ func TestModelLearnsAndExplores(t *testing.T) {
 		}
 	}
 	// Equal candidates: the first (the policy's own draw) wins.
-	if i, _ := m.Pick([]Plan{toyFeats("tree", 6, false), toyFeats("tree", 6, false)}); i != 0 {
+	if i, _ := m.Pick([]Plan{toyFeats("tree", 6, false), toyFeats("tree", 6, false)}, Improvement); i != 0 {
 		t.Errorf("Pick of two equal candidates = %d, want 0", i)
 	}
 }
@@ -211,10 +211,10 @@ func TestNeutralChoicesMakeRepeats(t *testing.T) {
 		t.Errorf("a linear model with a loader not known to be neutral for it: %+v, want new", *p)
 	}
 	cands := []Plan{plan("tree", "6", "no", "c"), plan("lin", "", "no", "b")}
-	if i, preds := m.Pick(cands); i != 1 {
+	if i, preds := m.Pick(cands, Improvement); i != 1 {
 		t.Errorf("Pick = %d (%+v), want 1: the repeat only when every candidate is one", i, preds)
 	}
-	if i, _ := m.Pick([]Plan{plan("tree", "6", "no", "c"), plan("tree", "3", "yes", "c")}); i != 0 {
+	if i, _ := m.Pick([]Plan{plan("tree", "6", "no", "c"), plan("tree", "3", "yes", "c")}, Improvement); i != 0 {
 		t.Errorf("Pick of two repeats = %d, want 0", i)
 	}
 	// Evidence against neutrality ends it: a fourth tree pair differing on scale.
@@ -228,10 +228,10 @@ func TestNeutralChoicesMakeRepeats(t *testing.T) {
 	}
 }
 
-// With PerSecond the model also learns how long programs of each choice run
+// By PerSecond the model also learns how long programs of each choice run
 // and picks by expected improvement per predicted second: of two untried
 // variants of equal promise, the one of a family that ran 1 s beats the one
-// of a family that ran 40 s; without PerSecond the choice
+// of a family that ran 40 s; by Improvement the choice
 // is by expected improvement alone. A saved state keeps the durations.
 func TestPerSecondPrefersTheFastCandidate(t *testing.T) {
 	plan := func(family, v string) Plan {
@@ -246,15 +246,14 @@ func TestPerSecondPrefersTheFastCandidate(t *testing.T) {
 	// The slow family scores a little better, so its untried variant has the
 	// larger expected improvement.
 	cands := []Plan{plan("fast", "z"), plan("slow", "z")}
-	i, preds := m.Pick(cands)
+	i, preds := m.Pick(cands, Improvement)
 	if i != 1 || !(preds[1].EI > preds[0].EI) {
 		t.Fatalf("by expected improvement: Pick = %d, predictions %+v; want 1, the better family", i, preds)
 	}
 	if f, s := preds[0].Seconds, preds[1].Seconds; !(f > 0.5 && f < 2 && s > 20 && s < 80) {
 		t.Errorf("predicted seconds fast %.2f, slow %.2f; want about 1 and 40", f, s)
 	}
-	m.PerSecond = true
-	if i, preds := m.Pick(cands); i != 0 {
+	if i, preds := m.Pick(cands, PerSecond); i != 0 {
 		t.Errorf("per second: Pick = %d, predictions %+v; want 0, the fast family", i, preds)
 	}
 	back, err := Restore(m.State())
