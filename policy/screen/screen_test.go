@@ -274,3 +274,51 @@ func TestPerSecondPrefersTheFastCandidate(t *testing.T) {
 		t.Errorf("with one known duration of 8 s, an untried fast plan is predicted %+v, want about 8 s", p)
 	}
 }
+
+// The weights' prior precision comes from the evidence: where scores do not
+// depend on the choices the fit shrinks hard (α 8 or more) and a plan of
+// untried choices is predicted with about the spread of the results seen,
+// not several times it; where one decision decides the score the fit keeps
+// α small, so that decision's untried values stay uncertain.
+func TestEvidenceChoosesThePriorPrecision(t *testing.T) {
+	plan := func(prefix string, i, j, k int) Plan {
+		return Plan{Group: "g", Choices: []Choice{
+			{Name: "a", Value: fmt.Sprint(prefix, i)}, {Name: "b", Value: fmt.Sprint(prefix, j)}, {Name: "c", Value: fmt.Sprint(prefix, k)},
+		}}
+	}
+	for _, tc := range []struct {
+		name   string
+		reward func(i, j, k int, rng *rand.Rand) float64
+		check  func(alpha, sd float64) bool
+		want   string
+	}{
+		{"noise only", func(i, j, k int, rng *rand.Rand) float64 { return rng.NormFloat64() },
+			func(alpha, sd float64) bool { return alpha >= 8 && sd < 1.3 },
+			"α at least 8 and an untried plan's SD below 1.3 (the results' own is about 1)"},
+		{"one decision decides", func(i, j, k int, rng *rand.Rand) float64 { return float64(i) + 0.05*rng.NormFloat64() },
+			func(alpha, sd float64) bool { return alpha <= 4 },
+			"α at most 4"},
+	} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		m := New()
+		for i := range 6 {
+			for j := range 6 {
+				k := rng.IntN(6)
+				m.Observe(plan("v", i, j, k), true, tc.reward(i, j, k, rng), 1)
+			}
+		}
+		p := m.Predict(plan("new", 0, 0, 0)) // three untried values
+		t.Logf("%s: %+v", tc.name, p)
+		if p == nil || !tc.check(p.Alpha, p.SD) {
+			t.Errorf("%s: prediction %+v; want %s", tc.name, p, tc.want)
+			continue
+		}
+		// The climb from the last fit's α ends where it ends from anywhere.
+		for _, from := range alphaGrid {
+			m.fitted, m.alpha = false, from
+			if q := m.Predict(plan("new", 0, 0, 0)); q.Alpha != p.Alpha {
+				t.Errorf("%s: from α %v the fit chose %v, from 1 %v", tc.name, from, q.Alpha, p.Alpha)
+			}
+		}
+	}
+}
