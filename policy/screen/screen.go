@@ -37,17 +37,11 @@ import (
 	"strings"
 )
 
-// alphaGrid are the prior precisions of the weights a fit chooses among: a
-// choice's effect is a priori N(0, s²/α) on the normal-score scale, so an
-// untried choice adds s²/α to a candidate's predictive variance. The fit takes
-// the α of largest marginal likelihood of the run's results (evidence, the
-// noise variance profiled out), not a fixed one: with α = 1 on every table a
-// plan of ten untried choices had a predictive SD about twice the spread of
-// all the results seen (digit-images), so expected improvement ran whatever
-// was most novel and never a second variant of a choice that had scored a
-// little below the best once. Where choices do matter that much the evidence
-// keeps α small.
-var alphaGrid = []float64{1, 2, 4, 8, 16, 32, 64}
+// Alpha is the prior precision of every weight: a choice's effect is a priori
+// N(0, s²/Alpha) on the normal-score scale, so a choice seen once moves the
+// prediction by about half its residual, and an untried one adds s²/Alpha to
+// the predictive variance.
+const Alpha = 1.0
 
 // biasAlpha is the intercept's precision: weak, the mean is the data's.
 const biasAlpha = 0.01
@@ -110,10 +104,8 @@ type Model struct {
 	best   float64        // the best observed normal score
 	// neutral are the decisions "group\x00name" that change nothing for the
 	// group; canon the normal scores of the programs run, by canonical key.
-	neutral  map[string]bool
-	canon    map[string][]float64
-	alpha    float64 // the weights' prior precision the fit chose (alphaGrid)
-	alphaDur float64 // the same for the durations' weights
+	neutral map[string]bool
+	canon   map[string][]float64
 	// wDur are the posterior mean weights of the centred log duration (the
 	// same design and prior as the score's, so the same factor chol), used
 	// by Pick's PerSecond.
@@ -178,8 +170,6 @@ type Prediction struct {
 	// Seconds is the predicted duration: the geometric mean the model of
 	// log durations gives (a repeat's is its program's).
 	Seconds float64 `json:"seconds,omitempty"`
-	// Alpha is the prior precision the model's fit chose (alphaGrid).
-	Alpha float64 `json:"alpha,omitempty"`
 }
 
 // value is what Pick maximises for one prediction.
@@ -304,38 +294,28 @@ func (m *Model) fit() {
 		rows[i] = dedupe(row)
 	}
 	d := len(m.index)
-	xtx := make([]float64, d*d)
+	a := make([]float64, d*d)
 	b := make([]float64, d)
+	for j := 0; j < d; j++ {
+		a[j*d+j] = Alpha
+	}
+	a[0] = biasAlpha
 	for i, row := range rows {
 		for _, j := range row {
 			b[j] += y[i]
 			for _, k := range row {
-				xtx[j*d+k]++
+				a[j*d+k]++
 			}
 		}
 	}
-	a, alpha := evidenceFit(xtx, b, y, d, m.alpha)
-	if a == nil {
+	if !cholesky(a, d) {
 		// XᵀX + αI is positive definite for α > 0; only NaN input fails.
 		m.chol, m.w, m.wDur = nil, nil, nil
 		return
 	}
-	m.alpha = alpha
 	m.chol = a
 	m.w = solve(a, d, b)
-	// The durations get their own prior precision: how much choices change a
-	// program's time says nothing of how much they change its score.
-	yDur := m.logDurations()
-	bDur := make([]float64, d)
-	for i, row := range rows {
-		for _, j := range row {
-			bDur[j] += yDur[i]
-		}
-	}
-	m.wDur = make([]float64, d) // every duration at the mean if the fit fails
-	if ad, alpha := evidenceFit(xtx, bDur, yDur, d, m.alphaDur); ad != nil {
-		m.wDur, m.alphaDur = solve(ad, d, bDur), alpha
-	}
+	m.wDur = solve(a, d, m.logDurationsXty(rows))
 	var rss float64
 	m.best = math.Inf(-1)
 	for i, row := range rows {
@@ -352,61 +332,11 @@ func (m *Model) fit() {
 	m.s2 = (rss + 1) / float64(len(rows)+1)
 }
 
-// evidenceFit factorises XᵀX + D for α of alphaGrid (D: α on the weights,
-// biasAlpha on the intercept) and returns the Cholesky factor and α of the
-// largest log marginal likelihood of y under y ~ N(0, s²(I + X D⁻¹ Xᵀ)) with
-// s² at its maximum, S/n: −n/2·log(S/n) − ½·log det(I + X D⁻¹ Xᵀ), where
-// S = yᵀy − bᵀA⁻¹b (b = Xᵀy, A = XᵀX + D) and the determinant is det A / det D.
-// The evidence is taken as unimodal in log α: the search starts at from (the
-// last fit's α; a refit's data differ by a batch) and climbs to a neighbour
-// while one is better, so a refit factorises three times, not once per value.
-// nil when no factorisation succeeds (NaN input).
-func evidenceFit(xtx, b, y []float64, d int, from float64) ([]float64, float64) {
-	n := float64(len(y))
-	yy := dot(y, y)
-	evidence := func(i int) ([]float64, float64) {
-		a := append([]float64(nil), xtx...)
-		alpha := alphaGrid[i]
-		for j := 1; j < d; j++ {
-			a[j*d+j] += alpha
-		}
-		a[0] += biasAlpha
-		if !cholesky(a, d) {
-			return nil, math.Inf(-1)
-		}
-		s := max(yy-dot(b, solve(a, d, b)), 1e-12*n)
-		logDet := -math.Log(biasAlpha) - float64(d-1)*math.Log(alpha)
-		for j := 0; j < d; j++ {
-			logDet += 2 * math.Log(a[j*d+j])
-		}
-		return a, -n/2*math.Log(s/n) - logDet/2
-	}
-	start := min(sort.SearchFloat64s(alphaGrid, from), len(alphaGrid)-1)
-	a, ev := evidence(start)
-	i := start
-	for _, step := range []int{-1, 1} {
-		for j := start + step; j >= 0 && j < len(alphaGrid); j += step {
-			aj, evj := evidence(j)
-			if !(evj > ev) {
-				break
-			}
-			a, ev, i = aj, evj, j
-		}
-		if i != start {
-			break // it climbed down: for a unimodal evidence up is worse
-		}
-	}
-	if a == nil {
-		return nil, 0
-	}
-	return a, alphaGrid[i]
-}
-
-// logDurations are the results' log durations centred on their mean, so
+// logDurationsXty is Xᵀy for y the log durations, centred on their mean so
 // that the weights' prior mean (0) is the mean duration, not 1 s; a result of
 // unknown duration counts as the mean. The mean is added back in predictions
 // (durMean).
-func (m *Model) logDurations() []float64 {
+func (m *Model) logDurationsXty(rows [][]int) []float64 {
 	var sum float64
 	n := 0
 	for _, o := range m.obs {
@@ -419,13 +349,17 @@ func (m *Model) logDurations() []float64 {
 	if n > 0 {
 		m.durMean = sum / float64(n)
 	}
-	y := make([]float64, len(m.obs))
-	for i, o := range m.obs {
-		if o.seconds > 0 {
-			y[i] = math.Log(o.seconds) - m.durMean
+	b := make([]float64, len(m.index))
+	for i, row := range rows {
+		if m.obs[i].seconds <= 0 {
+			continue
+		}
+		y := math.Log(m.obs[i].seconds) - m.durMean
+		for _, j := range row {
+			b[j] += y
 		}
 	}
-	return y
+	return b
 }
 
 func (m *Model) predict(plan Plan) Prediction {
@@ -446,8 +380,8 @@ func (m *Model) predict(plan Plan) Prediction {
 	// φᵀ A⁻¹ φ = |L⁻¹ φ|² with A = L Lᵀ.
 	z := forward(m.chol, len(phi), phi)
 	q := dot(z, z)
-	sd := math.Sqrt(m.s2 * (q + float64(unknown)/m.alpha))
-	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best), Seconds: seconds, Alpha: m.alpha}
+	sd := math.Sqrt(m.s2 * (q + float64(unknown)/Alpha))
+	return Prediction{Mean: mean, SD: sd, EI: expectedImprovement(mean, sd, m.best), Seconds: seconds}
 }
 
 // design is the plan's row of the fit's design matrix (φ: the intercept and
