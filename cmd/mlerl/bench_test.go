@@ -415,6 +415,16 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with --screen 8 --screen-per-second at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-df2c4b9-screen-per-second"), []string{
 			"pick of 8 candidates per predicted second", "0.8855 ± 0.0020      127 ± 11", "-0.0001 (-0.0 SE)",
 		}},
+		{"hpc-job-class with --time-charge-slower-only at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-46ff8f9-slower-only"), []string{
+			"binary unknown, 46ff8f9", "time charge 0.25 (slower programs only)", "0.8817 ± 0.0011      135 ± 8", "-0.0038 (-1.8 SE)",
+		}},
+		// The screen with its prior precision by evidence (03bb195, reverted).
+		{"hpc-job-class with --screen 8, α by evidence, at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-03bb195-screen-evidence"), []string{
+			"03bb195", "pick of 8 candidates;", "0.8831 ± 0.0018      126 ± 12", "-0.0024 (-1.0 SE)",
+		}},
+		{"digit-images with --screen 8, α by evidence, at 4 minutes", results("digit-4m-ca8ff22") + "@no-learn," + results("digit-4m-03bb195-screen-evidence"), []string{
+			"03bb195", "0.9842 ± 0.0009      162 ± 32", "-0.0019 (-2.0 SE)",
+		}},
 		{"poll-adjustment, the default and --screen 8 at 4 minutes", results("poll-4m-ca8ff22") + "@no-learn," + results("poll-4m-ca8ff22-screen"), []string{
 			"binary ca8ff22", "0.5688 ± 0.0180      134 ± 7", "0.6227 ± 0.0084      126 ± 10", "+0.0539 (+2.7 SE)", "0.6108 ± 0.0259 (+1.1 SE)",
 		}},
