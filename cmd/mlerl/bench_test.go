@@ -418,6 +418,13 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with --time-charge-slower-only at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-46ff8f9-slower-only"), []string{
 			"binary unknown, 46ff8f9", "time charge 0.25 (slower programs only)", "0.8817 ± 0.0011      135 ± 8", "-0.0038 (-1.8 SE)",
 		}},
+		// The default on hpc-job-class again, seeds 6-10, and all ten.
+		{"hpc-job-class, the default at 4 minutes, seeds 6-10", results("hpc-4m-2c956b9-seeds6-10"), []string{
+			"5 seeds (6,7,8,9,10)", "0.8824 ± 0.0009      157 ± 12", "0.8834 ± 0.0008      129 ± 10", "-0.0010 (-0.9 SE)",
+		}},
+		{"hpc-job-class, the default at 4 minutes, ten seeds", results("hpc-4m-90700ef", "hpc-4m-2c956b9-seeds6-10"), []string{
+			"10 seeds", "0.8826 ± 0.0006      151 ± 9", "0.8845 ± 0.0010      131 ± 8", "-0.0018 (-1.6 SE)",
+		}},
 		// The screen with its prior precision by evidence (03bb195, reverted).
 		{"hpc-job-class with --screen 8, α by evidence, at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-03bb195-screen-evidence"), []string{
 			"03bb195", "pick of 8 candidates;", "0.8831 ± 0.0018      126 ± 12", "-0.0024 (-1.0 SE)",
