@@ -425,6 +425,13 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class, the default at 4 minutes, ten seeds", results("hpc-4m-90700ef", "hpc-4m-2c956b9-seeds6-10"), []string{
 			"10 seeds", "0.8826 ± 0.0006      151 ± 9", "0.8845 ± 0.0010      131 ± 8", "-0.0018 (-1.6 SE)",
 		}},
+		// The screen with 4 candidates, not 8.
+		{"hpc-job-class with --screen 4 at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-2c956b9-screen4"), []string{
+			"pick of 4 candidates;", "0.8820 ± 0.0010      122 ± 17", "-0.0035 (-1.8 SE)",
+		}},
+		{"digit-images with --screen 4 at 4 minutes", results("digit-4m-ca8ff22") + "@no-learn," + results("digit-4m-2c956b9-screen4"), []string{
+			"pick of 4 candidates;", "0.9842 ± 0.0019      176 ± 22", "-0.0019 (-1.0 SE)",
+		}},
 		// The screen with its prior precision by evidence (03bb195, reverted).
 		{"hpc-job-class with --screen 8, α by evidence, at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-03bb195-screen-evidence"), []string{
 			"03bb195", "pick of 8 candidates;", "0.8831 ± 0.0018      126 ± 12", "-0.0024 (-1.0 SE)",
