@@ -428,6 +428,9 @@ func TestBenchMergeResults(t *testing.T) {
 		{"hpc-job-class with --edit-floor 0.5 at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-2c956b9-edit-floor"), []string{
 			"edit floor 0.5", "0.8826 ± 0.0010      141 ± 16", "-0.0029 (-1.5 SE)",
 		}},
+		{"hpc-job-class with --widen 16 at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-2c956b9-widen16"), []string{
+			"after 16 episodes without a new best", "0.8823 ± 0.0009      152 ± 17", "-0.0032 (-1.7 SE)",
+		}},
 		// The screen with 4 candidates, not 8.
 		{"hpc-job-class with --screen 4 at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-2c956b9-screen4"), []string{
 			"pick of 4 candidates;", "0.8820 ± 0.0010      122 ± 17", "-0.0035 (-1.8 SE)",
