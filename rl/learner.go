@@ -89,9 +89,12 @@ type Config struct {
 	// speed. Under ranks the symmetric charge credits a program 8 times
 	// faster than the median with +3λ, three quarters of the whole rank
 	// scale at the default λ, so a bad fast program can be worth more to
-	// the update than a good slow one (on hpc-job-class RL drew the
-	// ensembles that hold its best programs, at about twice the median
-	// time, a third as often as the prior did). Off in DefaultConfig.
+	// the update than a good slow one. Built because on hpc-job-class RL
+	// drew the ensembles that hold its best programs (about twice the
+	// median time) a third as often as the prior; measured there
+	// (bench/RESULTS.md, twentieth session) it did not draw more of them and
+	// ended 1.8 standard errors behind no-learn (the default 1.4). Off in
+	// DefaultConfig.
 	ChargeSlowerOnly bool
 	// Elite is q in [0, 1): under UtilityRank a valid program's utility
 	// becomes max(0, rank − q) / (1 − q), so only programs that beat the

@@ -151,9 +151,9 @@ const (
 )
 
 // CheckShaping checks the settings that say how results become utilities
-// (Config.Utility, ImproveCredit, TimeCharge, Elite, ChargeSlowerOnly). Its errors name them as
-// the command line does (train, bench rl-vs-prompting), where users set them.
-// Empty strings are the defaults.
+// (Config.Utility, ImproveCredit, TimeCharge, Elite, ChargeSlowerOnly). Its
+// errors name them as the command line does (train, bench rl-vs-prompting),
+// where users set them. Empty strings are the defaults.
 func CheckShaping(utility, improveCredit string, timeCharge, elite float64, slowerOnly bool) error {
 	switch {
 	case utility != "" && utility != UtilityRank && utility != UtilityReward:

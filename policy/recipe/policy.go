@@ -64,10 +64,9 @@ type Policy struct {
 	// screenK candidates per walk, chosen among by the task's model of
 	// results in screens (SetScreen; 0: off).
 	screenK int
-	// screenPerSecond makes the screen pick by expected improvement per
-	// predicted second (SetScreenPerSecond).
-	screenPerSecond bool
-	screens         map[string]*screen.Model
+	// screenBy is what the screen's pick maximises (SetScreenPerSecond).
+	screenBy screen.Objective
+	screens  map[string]*screen.Model
 }
 
 // meta is what an action carries so it can be scored again by a newer net,

@@ -49,7 +49,12 @@ func (p *Policy) SetScreen(k int) error {
 // Bayesian linear model of their logarithms over the plans' choices. Off, the
 // screen ignores time: on one 20-minute run one seed of three spent 13
 // programs on time-outs (bench/RESULTS.md).
-func (p *Policy) SetScreenPerSecond(on bool) { p.screenPerSecond = on }
+func (p *Policy) SetScreenPerSecond(on bool) {
+	p.screenBy = screen.Improvement
+	if on {
+		p.screenBy = screen.PerSecond
+	}
+}
 
 // CheckScreen says why k is not a screen size (nil when it is).
 func CheckScreen(k int) error {
@@ -151,11 +156,7 @@ func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Wa
 			}
 		}
 	}
-	by := screen.Improvement
-	if p.screenPerSecond {
-		by = screen.PerSecond
-	}
-	i, preds := model.Pick(plans, by)
+	i, preds := model.Pick(plans, p.screenBy)
 	seen[walkers[i].Plan().Key()] = true
 	return walkers[i], draws[i], &screenNote{Candidates: len(walkers), Chosen: i, Pred: preds[i]}, nil
 }

@@ -608,22 +608,33 @@ func (w *watched) left(budget time.Duration) (time.Duration, bool) {
 	return max(left, 0).Round(time.Minute), true
 }
 
-func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, seed uint64, mem *watched) (Run, error) {
-	start := time.Now()
-	tasks := []*task.Task{p.Task}
+// learnerConfig is one run's learner settings: every arm's from cfg, and
+// the RL arms' settings of how results are credited; the other arms'
+// stay rl.DefaultConfig's (their policies do not learn, so they are unused,
+// and the prompting baseline's buffer is set by its arm).
+func learnerConfig(cfg Config, arm string, seed uint64) rl.Config {
 	rc := rl.DefaultConfig()
 	rc.RunID, rc.Batch, rc.Budget, rc.Seed, rc.Lines = arm, cfg.Batch, cfg.Budget, seed, cfg.Lines
 	rc.AdaptiveMix = cfg.AdaptiveMix
-	var pol rl.Policy
-	var err error
-	grid := cmp.Or(cfg.Grid, recipe.GridStandard)
-	switch arm {
-	case DurationAware, Naive:
+	if arm == DurationAware || arm == Naive {
 		rc.DurationAware = arm == DurationAware
 		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
 		rc.ImproveCredit, rc.TimeCharge, rc.Elite = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge, cfg.Elite
 		rc.ChargeSlowerOnly = cfg.ChargeSlowerOnly
 		rc.DecisionCredit, rc.WidenAfter = cfg.DecisionCredit, cfg.WidenAfter
+	}
+	return rc
+}
+
+func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, seed uint64, mem *watched) (Run, error) {
+	start := time.Now()
+	tasks := []*task.Task{p.Task}
+	rc := learnerConfig(cfg, arm, seed)
+	var pol rl.Policy
+	var err error
+	grid := cmp.Or(cfg.Grid, recipe.GridStandard)
+	switch arm {
+	case DurationAware, Naive:
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)

@@ -710,3 +710,43 @@ func TestCompareKeepsStoppedRunsApart(t *testing.T) {
 		t.Errorf("merged %+v", m.Arms)
 	}
 }
+
+// Every learning setting of the comparison reaches the RL arms' learner as
+// given, empty ones as the learner's defaults, and none reaches the arms
+// that do not learn.
+func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
+	cfg := Config{
+		Batch: 4, Budget: time.Minute, Lines: 2, AdaptiveMix: true,
+		Utility: rl.UtilityReward, ImproveCredit: rl.ImproveOverParent, TimeCharge: 0.5, ChargeSlowerOnly: true,
+		Elite: 0.3, DecisionCredit: true, WidenAfter: 16, Buffer: 8,
+	}
+	def := rl.DefaultConfig()
+	for _, tc := range []struct {
+		arm  string
+		want func(c *rl.Config)
+	}{
+		{DurationAware, func(c *rl.Config) {
+			c.Utility, c.ImproveCredit, c.TimeCharge, c.ChargeSlowerOnly = rl.UtilityReward, rl.ImproveOverParent, 0.5, true
+			c.Elite, c.DecisionCredit, c.WidenAfter, c.BufferSize = 0.3, true, 16, 8
+		}},
+		{Naive, func(c *rl.Config) {
+			c.DurationAware = false
+			c.Utility, c.ImproveCredit, c.TimeCharge, c.ChargeSlowerOnly = rl.UtilityReward, rl.ImproveOverParent, 0.5, true
+			c.Elite, c.DecisionCredit, c.WidenAfter, c.BufferSize = 0.3, true, 16, 8
+		}},
+		{NoLearn, func(c *rl.Config) {}},
+	} {
+		want := def
+		want.RunID, want.Batch, want.Budget, want.Seed, want.Lines, want.AdaptiveMix = tc.arm, 4, time.Minute, 7, 2, true
+		tc.want(&want)
+		got := learnerConfig(cfg, tc.arm, 7)
+		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%s: learner config\n %+v\nwant\n %+v", tc.arm, got, want)
+		}
+	}
+	got := learnerConfig(Config{Batch: 4, Budget: time.Minute}, DurationAware, 1)
+	if got.Utility != def.Utility || got.ImproveCredit != def.ImproveCredit || got.BufferSize != def.BufferSize || got.TimeCharge != 0 {
+		t.Errorf("empty settings: utility %q, credit %q, buffer %d, charge %v; want the defaults %q, %q, %d and the charge as given, 0",
+			got.Utility, got.ImproveCredit, got.BufferSize, got.TimeCharge, def.Utility, def.ImproveCredit, def.BufferSize)
+	}
+}
