@@ -141,7 +141,10 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	res, err := compare.Compare(ctx, compare.Config{
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
-		Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, ChargeSlowerOnly: *slowerOnly, Elite: *elite, DecisionCredit: *decisionCredit, EditFloor: *editFloor, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK, ScreenPerSecond: *screenPerSecond, InitPolicy: *initPolicy, Buffer: *buffer, RunsDir: *runsDir, Parallel: *parallel,
+		Learning: compare.Learning{Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, ChargeSlowerOnly: *slowerOnly, Elite: *elite,
+			DecisionCredit: *decisionCredit, EditFloor: *editFloor, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
+			ScreenPerSecond: *screenPerSecond, InitPolicy: *initPolicy, Buffer: *buffer},
+		RunsDir: *runsDir, Parallel: *parallel,
 		Grid: *grid, Lines: *lines, AdaptiveMix: adaptive,
 	})
 	if res != nil {

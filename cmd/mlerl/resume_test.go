@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/task"
 )
 
@@ -177,6 +180,43 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 		raw, err := json.Marshal(rc)
 		if err != nil || rc.Mix != tc.want || (tc.want == "") == strings.Contains(string(raw), `"mix"`) {
 			t.Errorf("--mix %s: run config mix %q, JSON %s (%v); want %q", tc.arg, rc.Mix, raw, err, tc.want)
+		}
+	}
+}
+
+// run.json's learning settings reach the learner, and a run.json from
+// before a setting existed resumes as that run started: absent utility is
+// the reward, absent credit absolute; --no-learn improves the best so far.
+func TestRunConfigReachesTheLearner(t *testing.T) {
+	def := rl.DefaultConfig()
+	for _, tc := range []struct {
+		name string
+		rc   runConfig
+		want func(c *rl.Config)
+	}{
+		{"every setting", runConfig{Batch: 4, Budget: time.Minute, DurationAware: true, Seed: 7,
+			Utility: rl.UtilityRank, ImproveCredit: rl.ImproveGain, TimeCharge: 0.5, ChargeSlowerOnly: true, Elite: 0.3,
+			DecisionCredit: true, Buffer: 3, Lines: 2, Mix: rl.MixAdaptive, WidenAfter: 16},
+			func(c *rl.Config) {
+				c.Batch, c.Budget, c.DurationAware, c.Seed = 4, time.Minute, true, 7
+				c.Utility, c.ImproveCredit, c.TimeCharge, c.ChargeSlowerOnly, c.Elite = rl.UtilityRank, rl.ImproveGain, 0.5, true, 0.3
+				c.DecisionCredit, c.BufferSize, c.Lines, c.AdaptiveMix, c.WidenAfter = true, 3, 2, true, 16
+			}},
+		{"a run.json from before", runConfig{Batch: 8, Budget: time.Hour, Buffer: 8},
+			func(c *rl.Config) {
+				c.Batch, c.Budget, c.DurationAware, c.Seed = 8, time.Hour, false, 0
+				c.Utility, c.ImproveCredit, c.TimeCharge, c.BufferSize = rl.UtilityReward, rl.ImproveAbsolute, 0, 8
+			}},
+		{"no-learn", runConfig{Batch: 8, Budget: time.Hour, Buffer: 8, NoLearn: true, Utility: rl.UtilityRank, ImproveCredit: rl.ImproveAbsolute},
+			func(c *rl.Config) {
+				c.Batch, c.Budget, c.DurationAware, c.Seed = 8, time.Hour, false, 0
+				c.Utility, c.ImproveCredit, c.TimeCharge, c.BufferSize = rl.UtilityRank, rl.ImproveAbsolute, 0, 1
+			}},
+	} {
+		want := def
+		tc.want(&want)
+		if got := tc.rc.learner(); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%s: learner config\n %+v\nwant\n %+v", tc.name, got, want)
 		}
 	}
 }

@@ -240,6 +240,23 @@ func splitList(s string) []string {
 	return out
 }
 
+// learner is the learner's configuration for the run: run.json's settings,
+// a setting a run.json predates as that run started (see the fields).
+func (rc runConfig) learner() rl.Config {
+	cfg := rl.DefaultConfig()
+	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed
+	cfg.Utility = cmp.Or(rc.Utility, rl.UtilityReward)
+	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
+	cfg.ChargeSlowerOnly = rc.ChargeSlowerOnly
+	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines = rc.DecisionCredit, rc.Buffer, rc.Lines
+	cfg.AdaptiveMix = rc.Mix == rl.MixAdaptive
+	cfg.WidenAfter = rc.WidenAfter
+	if rc.NoLearn {
+		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
+	}
+	return cfg
+}
+
 func (rc runConfig) check() error {
 	// Each checker runs once; its error is both the test and the message.
 	var mixErr, gridErr error
@@ -343,17 +360,8 @@ func (tr *trainRun) run(ctx context.Context) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := rl.DefaultConfig()
-	cfg.Batch, cfg.Budget, cfg.DurationAware, cfg.Seed, cfg.Log = rc.Batch, rc.Budget, rc.DurationAware, rc.Seed, log
-	cfg.Drain, cfg.Utility = tr.drain, cmp.Or(rc.Utility, rl.UtilityReward)
-	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
-	cfg.ChargeSlowerOnly = rc.ChargeSlowerOnly
-	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines = rc.DecisionCredit, rc.Buffer, rc.Lines
-	cfg.AdaptiveMix = rc.Mix == rl.MixAdaptive
-	cfg.WidenAfter = rc.WidenAfter
-	if rc.NoLearn {
-		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
-	}
+	cfg := rc.learner()
+	cfg.Drain, cfg.Log = tr.drain, log
 	folder, err := tr.openFolder(pol, &cfg, runfolder.Options{Tasks: names(tasks), Log: log})
 	if err != nil {
 		return err

@@ -68,39 +68,9 @@ type Config struct {
 	// Run executes one job for real; Store keeps executions for every run.
 	Run   func(ctx context.Context, job episode.Job) (episode.Execution, error)
 	Store *episode.Store
-	// Utility and Buffer set the RL arms' rl.Config.Utility and BufferSize
-	// (empty, 0: the learner's defaults), to measure what each changes.
-	Utility string
-	Buffer  int
-	// ImproveCredit sets the RL arms' rl.Config.ImproveCredit (empty: the
-	// learner's default).
-	ImproveCredit string
-	// TimeCharge is the RL arms' rl.Config.TimeCharge, as given (0: none).
-	TimeCharge float64
-	// ChargeSlowerOnly is the RL arms' rl.Config.ChargeSlowerOnly.
-	ChargeSlowerOnly bool
-	// Elite is the RL arms' rl.Config.Elite, as given (0: plain ranks).
-	Elite float64
-	// DecisionCredit is the RL arms' rl.Config.DecisionCredit, as given.
-	DecisionCredit bool
-	// EditFloor is the RL arms' recipe.Policy.SetEditFloor, as given (0: off).
-	EditFloor float64
-	// WidenAfter is the RL arms' rl.Config.WidenAfter, as given (0: off).
-	// A learning setting: the prompting baseline's walks are the prior's.
-	WidenAfter int
-	// PriorOnRepeat is the RL arms' recipe.Policy.SetPriorOnRepeat, as
-	// given (false: off).
-	PriorOnRepeat bool
-	// Screen is the RL arms' recipe.Policy.SetScreen, as given (0: off). A
-	// learning setting: the model it picks with is fitted on the run's
-	// results, which the prompting baseline does not learn from.
-	Screen int
-	// ScreenPerSecond is the RL arms' recipe.Policy.SetScreenPerSecond.
-	ScreenPerSecond bool
-	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
-	// start from (train --init-policy): RL trained elsewhere, e.g. on the
-	// suite, against prompting the untrained prior on these tasks.
-	InitPolicy string
+	// Learning is how the RL arms learn; the other arms' learners keep
+	// rl.DefaultConfig's settings (their policies do not learn).
+	Learning
 	// Grid is the recipe arms' grid of hyperparameter values (every arm's
 	// alike: it is the space searched, not a learning setting); empty: the
 	// standard grid.
@@ -257,31 +227,9 @@ type Result struct {
 	Workers int           `json:"workers"`
 	Batch   int           `json:"batch"`
 	Seeds   int           `json:"seeds"`
-	Utility string        `json:"rl_utility"`
-	Credit  string        `json:"rl_improve_credit"`
-	Charge  float64       `json:"rl_time_charge"`
-	// SlowerOnly is the RL arms' rl.Config.ChargeSlowerOnly; absent: off,
-	// as results from before it.
-	SlowerOnly bool    `json:"rl_time_charge_slower_only,omitempty"`
-	Elite      float64 `json:"rl_elite"`
-	Decision   bool    `json:"rl_decision_credit,omitempty"`
-	// EditFloor is the RL arms' edit floor (recipe.Policy.SetEditFloor);
-	// absent: 0, as results from before it.
-	EditFloor float64 `json:"rl_edit_floor,omitempty"`
-	// WidenAfter is the RL arms' rl.Config.WidenAfter; absent: 0 (off), as
-	// results from before it.
-	WidenAfter int `json:"rl_widen_after,omitempty"`
-	// PriorOnRepeat is the RL arms' recipe.Policy.SetPriorOnRepeat;
-	// absent: off, as results from before it.
-	PriorOnRepeat bool `json:"rl_prior_on_repeat,omitempty"`
-	// Screen is the RL arms' recipe.Policy.SetScreen; absent: 0 (off), as
-	// results from before it.
-	Screen int `json:"rl_screen,omitempty"`
-	// ScreenPerSecond is the RL arms' recipe.Policy.SetScreenPerSecond;
-	// absent: off.
-	ScreenPerSecond bool   `json:"rl_screen_per_second,omitempty"`
-	Init            string `json:"rl_init_policy,omitempty"`
-	Buffer          int    `json:"rl_buffer"`
+	// Learning is the RL arms' settings, defaults filled in (a results
+	// file from before a setting existed has it off).
+	Learning
 	// Grid is every arm's grid of hyperparameter values; absent: the
 	// standard one (results from before it was a choice).
 	Grid string `json:"grid,omitempty"`
@@ -320,15 +268,8 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Mode: "virtual clock over a shared evaluation store: each distinct program ran once for real; runs replay its measured outcome and duration",
 		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds, Settings: cfg.Settings}
-	def := rl.DefaultConfig()
-	res.Utility, res.Buffer = cmp.Or(cfg.Utility, def.Utility), cmp.Or(cfg.Buffer, def.BufferSize)
-	res.Credit, res.Charge, res.Elite = cmp.Or(cfg.ImproveCredit, def.ImproveCredit), cfg.TimeCharge, cfg.Elite
-	res.Init, res.Decision, res.EditFloor, res.WidenAfter = cfg.InitPolicy, cfg.DecisionCredit, cfg.EditFloor, cfg.WidenAfter
-	res.PriorOnRepeat, res.Screen, res.ScreenPerSecond, res.SlowerOnly = cfg.PriorOnRepeat, cfg.Screen, cfg.ScreenPerSecond, cfg.ChargeSlowerOnly
-	if cfg.ScreenPerSecond && cfg.Screen == 0 {
-		return nil, fmt.Errorf("compare: screen per second needs a screen (Screen > 0)")
-	}
-	if err := errors.Join(recipe.CheckEditFloor(cfg.EditFloor), rl.CheckWidenAfter(cfg.WidenAfter), recipe.CheckScreen(cfg.Screen)); err != nil {
+	res.Learning = cfg.Learning.resolved()
+	if err := cfg.Learning.check(); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	if err := recipe.CheckGrid(cmp.Or(cfg.Grid, recipe.GridStandard)); err != nil {
@@ -618,10 +559,7 @@ func learnerConfig(cfg Config, arm string, seed uint64) rl.Config {
 	rc.AdaptiveMix = cfg.AdaptiveMix
 	if arm == DurationAware || arm == Naive {
 		rc.DurationAware = arm == DurationAware
-		rc.Utility, rc.BufferSize = cmp.Or(cfg.Utility, rc.Utility), cmp.Or(cfg.Buffer, rc.BufferSize)
-		rc.ImproveCredit, rc.TimeCharge, rc.Elite = cmp.Or(cfg.ImproveCredit, rc.ImproveCredit), cfg.TimeCharge, cfg.Elite
-		rc.ChargeSlowerOnly = cfg.ChargeSlowerOnly
-		rc.DecisionCredit, rc.WidenAfter = cfg.DecisionCredit, cfg.WidenAfter
+		cfg.Learning.learner(&rc)
 	}
 	return rc
 }
@@ -638,10 +576,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
-			err = errors.Join(rp.SetGrid(grid), rp.SetEditFloor(cfg.EditFloor))
-			rp.SetPriorOnRepeat(cfg.PriorOnRepeat)
-			err = errors.Join(err, rp.SetScreen(cfg.Screen))
-			rp.SetScreenPerSecond(cfg.ScreenPerSecond)
+			err = errors.Join(rp.SetGrid(grid), cfg.Learning.policy(rp))
 			if err == nil && cfg.InitPolicy != "" {
 				err = runfolder.LoadPolicy(cfg.InitPolicy, rp)
 				rp.ForgetResults() // the net is the starting point; the other run's results are not
@@ -976,7 +911,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g%s, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.Credit, r.Charge, slowerNote(r.SlowerOnly), r.Elite, r.Decision, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.Init), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.ImproveCredit, r.TimeCharge, slowerNote(r.ChargeSlowerOnly), r.Elite, r.DecisionCredit, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.InitPolicy), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

@@ -717,8 +717,8 @@ func TestCompareKeepsStoppedRunsApart(t *testing.T) {
 func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 	cfg := Config{
 		Batch: 4, Budget: time.Minute, Lines: 2, AdaptiveMix: true,
-		Utility: rl.UtilityReward, ImproveCredit: rl.ImproveOverParent, TimeCharge: 0.5, ChargeSlowerOnly: true,
-		Elite: 0.3, DecisionCredit: true, WidenAfter: 16, Buffer: 8,
+		Learning: Learning{Utility: rl.UtilityReward, ImproveCredit: rl.ImproveOverParent, TimeCharge: 0.5, ChargeSlowerOnly: true,
+			Elite: 0.3, DecisionCredit: true, WidenAfter: 16, Buffer: 8},
 	}
 	def := rl.DefaultConfig()
 	for _, tc := range []struct {

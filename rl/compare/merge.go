@@ -50,11 +50,8 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 		if hasRL(p) {
 			if rlFrom == "" {
 				rlFrom = name
-				out.Utility, out.Credit, out.Charge, out.Elite = p.Utility, p.Credit, p.Charge, p.Elite
-				out.Decision, out.Init, out.Buffer, out.EditFloor = p.Decision, p.Init, p.Buffer, p.EditFloor
-				out.WidenAfter, out.PriorOnRepeat, out.Screen = p.WidenAfter, p.PriorOnRepeat, p.Screen
-				out.ScreenPerSecond, out.SlowerOnly = p.ScreenPerSecond, p.SlowerOnly
-			} else if d := rlDiff(out, p); d != "" {
+				out.Learning = p.Learning
+			} else if d := out.Learning.diff(p.Learning); d != "" {
 				return nil, fmt.Errorf("merge: %s and %s ran their RL arms with different %s", rlFrom, name, d)
 			}
 		}
@@ -145,30 +142,6 @@ func sameRun(p, q *Result, pName, settingsFrom, qName string) error {
 			settingsFrom, qName, ps.Timeout, ps.MemoryBytes, ps.Instrument, ps.Threads, qs.Timeout, qs.MemoryBytes, qs.Instrument, qs.Threads)
 	}
 	return nil
-}
-
-// rlDiff names the RL settings in which p and q differ ("" when none).
-func rlDiff(p, q *Result) string {
-	var d []string
-	add := func(differ bool, what string, a, b any) {
-		if differ {
-			d = append(d, fmt.Sprintf("%s (%v, %v)", what, a, b))
-		}
-	}
-	add(p.Utility != q.Utility, "utility", p.Utility, q.Utility)
-	add(p.Credit != q.Credit, "improve credit", p.Credit, q.Credit)
-	add(p.Charge != q.Charge, "time charge", p.Charge, q.Charge)
-	add(p.SlowerOnly != q.SlowerOnly, "time charge on slower programs only", p.SlowerOnly, q.SlowerOnly)
-	add(p.Elite != q.Elite, "elite", p.Elite, q.Elite)
-	add(p.Decision != q.Decision, "decision credit", p.Decision, q.Decision)
-	add(p.EditFloor != q.EditFloor, "edit floor", p.EditFloor, q.EditFloor)
-	add(p.WidenAfter != q.WidenAfter, "widen after", p.WidenAfter, q.WidenAfter)
-	add(p.PriorOnRepeat != q.PriorOnRepeat, "prior on repeat", p.PriorOnRepeat, q.PriorOnRepeat)
-	add(p.Screen != q.Screen, "screen", p.Screen, q.Screen)
-	add(p.ScreenPerSecond != q.ScreenPerSecond, "screen per second", p.ScreenPerSecond, q.ScreenPerSecond)
-	add(p.Init != q.Init, "initial policy", p.Init, q.Init)
-	add(p.Buffer != q.Buffer, "buffer", p.Buffer, q.Buffer)
-	return strings.Join(d, ", ")
 }
 
 // hasRL says whether r has an arm that learns, whose RL settings mattered.

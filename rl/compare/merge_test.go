@@ -30,7 +30,7 @@ func part(base Result, arm string, best map[uint64]float64) *Result {
 // same run twice, are refused with what differs.
 func TestMerge(t *testing.T) {
 	base := Result{Mode: "virtual", Budget: 4 * time.Minute, Workers: 2, Batch: 8, Seeds: 3,
-		Utility: "rank", Credit: "absolute", Charge: 0.25, Buffer: 1,
+		Learning: Learning{Utility: "rank", ImproveCredit: "absolute", TimeCharge: 0.25, Buffer: 1},
 		Settings: episode.Settings{Timeout: 40 * time.Second, Threads: 1}}
 	with := func(f func(r *Result)) Result { r := base; f(&r); return r }
 	nl := part(base, NoLearn, map[uint64]float64{1: 0.7, 2: 0.6, 3: 0.65})
@@ -113,10 +113,10 @@ func TestMerge(t *testing.T) {
 		}
 	})
 	t.Run("no-learn's RL settings do not bind", func(t *testing.T) {
-		other := part(with(func(r *Result) { r.Buffer, r.Charge = 8, 0 }), NoLearn, map[uint64]float64{1: 0.7})
+		other := part(with(func(r *Result) { r.Buffer, r.TimeCharge = 8, 0 }), NoLearn, map[uint64]float64{1: 0.7})
 		m, err := Merge([]*Result{other, rl}, []string{"nl", "rl"})
-		if err != nil || m.Buffer != 1 || m.Charge != 0.25 {
-			t.Fatalf("merge: %v; buffer %d, charge %g, want the RL part's 1 and 0.25", err, m.Buffer, m.Charge)
+		if err != nil || m.Buffer != 1 || m.TimeCharge != 0.25 {
+			t.Fatalf("merge: %v; buffer %d, charge %g, want the RL part's 1 and 0.25", err, m.Buffer, m.TimeCharge)
 		}
 	})
 	for _, tc := range []struct {
@@ -140,7 +140,7 @@ func TestMerge(t *testing.T) {
 		{"screen", []*Result{rl, part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different screen (0, 8)"},
 		{"screen per second", []*Result{part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5}),
 			part(with(func(r *Result) { r.Screen, r.ScreenPerSecond = 8, true }), DurationAware, map[uint64]float64{5: 0.5})}, "different screen per second (false, true)"},
-		{"slower only", []*Result{rl, part(with(func(r *Result) { r.SlowerOnly = true }), DurationAware, map[uint64]float64{4: 0.5})}, "different time charge on slower programs only (false, true)"},
+		{"slower only", []*Result{rl, part(with(func(r *Result) { r.ChargeSlowerOnly = true }), DurationAware, map[uint64]float64{4: 0.5})}, "different time charge on slower programs only (false, true)"},
 		{"same run twice", []*Result{nl, part(base, NoLearn, map[uint64]float64{3: 0.6})}, "t no-learn seed 3 is in both p0 and p1"},
 		{"direction", []*Result{nl, func() *Result {
 			r := part(base, DurationAware, map[uint64]float64{1: 0.5})
@@ -165,7 +165,7 @@ func TestMerge(t *testing.T) {
 // results from before first programs were kept, give none.
 func TestMergeCautionsOnSpeed(t *testing.T) {
 	base := Result{Mode: "virtual", Budget: 4 * time.Minute, Workers: 2, Batch: 8, Seeds: 2,
-		Utility: "rank", Credit: "absolute", Charge: 0.25, Buffer: 1}
+		Learning: Learning{Utility: "rank", ImproveCredit: "absolute", TimeCharge: 0.25, Buffer: 1}}
 	withFirst := func(r *Result, first map[uint64][]Timed) *Result {
 		for i := range r.Arms[0].Runs {
 			r.Arms[0].Runs[i].First = first[r.Arms[0].Runs[i].Seed]
@@ -217,7 +217,7 @@ func TestMergeCautionsOnSpeed(t *testing.T) {
 
 // One seed is named in the singular in the table's header.
 func TestPrintOneSeed(t *testing.T) {
-	base := Result{Mode: "virtual", Budget: 4 * time.Minute, Workers: 2, Batch: 8, Seeds: 1, Utility: "rank", Buffer: 1}
+	base := Result{Mode: "virtual", Budget: 4 * time.Minute, Workers: 2, Batch: 8, Seeds: 1, Learning: Learning{Utility: "rank", Buffer: 1}}
 	var out bytes.Buffer
 	part(base, NoLearn, map[uint64]float64{1: 0.7}).Print(&out)
 	if !strings.Contains(out.String(), ", 1 seed;") {
