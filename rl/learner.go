@@ -184,8 +184,8 @@ func (c Config) check() error {
 		return fmt.Errorf("lines %d: must be 0 (off) or more", c.Lines)
 	case CheckWidenAfter(c.WidenAfter) != nil:
 		return CheckWidenAfter(c.WidenAfter)
-	case CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite, c.ChargeSlowerOnly) != nil:
-		return CheckShaping(c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite, c.ChargeSlowerOnly)
+	case c.CheckShaping() != nil:
+		return c.CheckShaping()
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
 		return fmt.Errorf("run id %q: must be non-empty, without spaces or slashes", c.RunID)
 	}

@@ -151,10 +151,12 @@ const (
 )
 
 // CheckShaping checks the settings that say how results become utilities
-// (Config.Utility, ImproveCredit, TimeCharge, Elite, ChargeSlowerOnly). Its
-// errors name them as the command line does (train, bench rl-vs-prompting),
-// where users set them. Empty strings are the defaults.
-func CheckShaping(utility, improveCredit string, timeCharge, elite float64, slowerOnly bool) error {
+// (Utility, ImproveCredit, TimeCharge, Elite, ChargeSlowerOnly), and only
+// those, so a command can check what its flags set before it has the rest.
+// Its errors name them as the command line does (train, bench
+// rl-vs-prompting), where users set them. Empty strings are the defaults.
+func (c Config) CheckShaping() error {
+	utility, improveCredit, timeCharge, elite, slowerOnly := c.Utility, c.ImproveCredit, c.TimeCharge, c.Elite, c.ChargeSlowerOnly
 	switch {
 	case utility != "" && utility != UtilityRank && utility != UtilityReward:
 		return fmt.Errorf("--utility %q: want %s or %s", utility, UtilityRank, UtilityReward)

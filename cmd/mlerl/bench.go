@@ -64,7 +64,7 @@ func benchDurationAblation(ctx context.Context, args []string, stdout, stderr io
 	if fs.NArg() > 0 {
 		return usageErrorf("bench duration-ablation: unexpected argument %q", fs.Arg(0))
 	}
-	shapingErr := rl.CheckShaping(*utility, "", 0, 0, false)
+	shapingErr := rl.Config{Utility: *utility}.CheckShaping()
 	switch {
 	case *seeds < 1:
 		return usageErrorf("--seeds %d: must be at least 1", *seeds)

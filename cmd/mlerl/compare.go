@@ -86,7 +86,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 	}
 	// Each checker runs once; its error is both the test and the message.
-	shapingErr := rl.CheckShaping(*utility, *credit, *timeCharge, *elite, *slowerOnly)
+	shapingErr := rl.Config{Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, ChargeSlowerOnly: *slowerOnly}.CheckShaping()
 	widenErr := rl.CheckWidenAfter(*widen)
 	screenErr := recipe.CheckScreen(*screenK)
 	editFloorErr := recipe.CheckEditFloor(*editFloor)

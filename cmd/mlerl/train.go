@@ -266,7 +266,7 @@ func (rc runConfig) check() error {
 	if rc.Grid != "" {
 		gridErr = recipe.CheckGrid(rc.Grid)
 	}
-	shapingErr := rl.CheckShaping(rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.ChargeSlowerOnly)
+	shapingErr := rc.learner().CheckShaping()
 	editFloorErr := recipe.CheckEditFloor(rc.EditFloor)
 	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
 	screenErr := recipe.CheckScreen(rc.Screen)
