@@ -201,3 +201,70 @@ func TestScreenNeverPicksARepeatOverANewPlan(t *testing.T) {
 		}
 	}
 }
+
+// SetScreenPerSecond changes what the screen's pick maximises, and only
+// that: of a new plan of a family whose programs score a little higher but
+// ran 60 s and one of a family that ran 0.5 s, the screen runs the slow
+// family's by expected improvement and the fast one's per second, and back
+// again when it is turned off.
+func TestScreenPerSecondPicksTheFastFamily(t *testing.T) {
+	p, tk := fixturePolicy(t, "tiny-churn", 3)
+	if err := p.SetScreen(8); err != nil {
+		t.Fatal(err)
+	}
+	prof := p.profiles[tk.Name]
+	// variants are every plan of the family that differs in hyper alone.
+	variants := func(family, hyper string) []*Walker {
+		w := NewWalker(prof, nil)
+		d, ok := walkTo(t, w, prof, map[string]string{"model.family": family}, hyper)
+		if !ok || len(d.Options) < 3 {
+			t.Fatalf("%s: no decision %s with 3 options or more (%+v)", family, hyper, d)
+		}
+		var out []*Walker
+		for _, o := range d.Options {
+			v := NewWalker(prof, nil)
+			walkTo(t, v, prof, map[string]string{"model.family": family, hyper: o}, "")
+			out = append(out, v)
+		}
+		return out
+	}
+	slow, fast := variants("xgboost", "xgb.max_depth"), variants("ridge", "ridge.alpha")
+	observe := func(i int, w *Walker, reward, seconds float64) {
+		raw, err := json.Marshal(meta{Plan: w.Plan()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Observe(rl.Solution{Action: rl.Action{Meta: raw}, Result: episode.Result{Episode: "e" + strconv.Itoa(i), Task: tk.Name, Valid: true, Reward: reward, DurationS: seconds}})
+	}
+	n := min(len(slow), len(fast)) - 1 // the last of each is left untried
+	for i := range n {
+		r := 0.5 + 0.01*float64(i)
+		observe(2*i, slow[i], r+0.005, 60)
+		observe(2*i+1, fast[i], r, 0.5)
+	}
+	newSlow, newFast := slow[len(slow)-1], fast[len(fast)-1]
+	pick := func() string {
+		draws := []*Walker{newSlow, newFast}
+		next := 0
+		drawOne := func(scratch map[string]bool) (*Walker, stepsAndLogps, error) {
+			w := draws[min(next, len(draws)-1)]
+			next++
+			scratch[w.Plan().Key()] = true
+			return w, stepsAndLogps{}, nil
+		}
+		w, _, note, err := p.screenDraw(tk.Name, drawOne, map[string]bool{})
+		if err != nil || note == nil || note.Candidates != 2 {
+			t.Fatalf("screen: %v, note %+v; want a pick of 2 candidates", err, note)
+		}
+		return w.Plan().Get("model.family")
+	}
+	for _, tc := range []struct {
+		perSecond bool
+		want      string
+	}{{false, "xgboost"}, {true, "ridge"}, {false, "xgboost"}} {
+		p.SetScreenPerSecond(tc.perSecond)
+		if got := pick(); got != tc.want {
+			t.Errorf("per second %v: the screen ran %s, want %s", tc.perSecond, got, tc.want)
+		}
+	}
+}
