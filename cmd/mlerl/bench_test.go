@@ -377,6 +377,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9695 ± 0.0012 (+0.0 SE)", // RL at 5 minutes
 			"rl-duration-aware  6m32s, 4m28s, 10m5s", "no-learn           11m3s, 2m41s, 8m56s",
 		}},
+		// A ceiling at length: every run of both arms ends on one gradient
+		// boosting program's log loss; RL gets there sooner (+1.7 SE at 10).
+		{"soybean-disease with the default at 20 minutes", results("soybean-20m-aeb5837"), []string{
+			"binary aeb5837c76fa", "1497 programs really run",
+			"0.0765 ± 0.0000      569 ± 24       439 ± 8        3.6%", "0.0765 ± 0.0000      316 ± 33       307 ± 28       3.8%", "-0.0000\n",
+			"0.0765 ± 0.0000 (+1.7 SE)", // RL at 10 minutes
+			"rl-duration-aware  9m57s, 7m44s, 2m48s", "no-learn           10m52s, 13m58s, 3m53s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
