@@ -377,6 +377,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9695 ± 0.0012 (+0.0 SE)", // RL at 5 minutes
 			"rl-duration-aware  6m32s, 4m28s, 10m5s", "no-learn           11m3s, 2m41s, 8m56s",
 		}},
+		// The 4-minute target on the faster machine for a second suite task.
+		{"ames-housing with the default at 4 minutes on the faster machine", results("ames-4m-aeb5837"), []string{
+			"binary aeb5837c76fa", "580 programs really run",
+			"0.1192 ± 0.0006      91 ± 8", "0.1187 ± 0.0006      84 ± 4", "-0.0006 (-0.7 SE)",
+			"0.1195 ± 0.0006 (+1.0 SE)", // RL at 1 minute
+			"rl-duration-aware  22s, 1m0s, 15s, 3m45s, 7s",
+		}},
 		// A ceiling at length: every run of both arms ends on one gradient
 		// boosting program's log loss; RL gets there sooner (+1.7 SE at 10).
 		{"soybean-disease with the default at 20 minutes", results("soybean-20m-aeb5837"), []string{
