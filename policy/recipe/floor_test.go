@@ -16,6 +16,9 @@ import (
 // which family) carry the floor, so an update re-scores them as they were
 // drawn.
 func TestEditFloorKeepsFamilySwitches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the net through many updates: about 50 s under -race -short, a third of make test; make test-long runs it")
+	}
 	switchShare := func(floor float64) float64 {
 		p, tk := fixturePolicy(t, "tiny-churn", 9)
 		if err := p.SetEditFloor(floor); err != nil {
@@ -102,6 +105,9 @@ func learnToKeepFamily(t *testing.T, p *Policy, prompts []rl.Prompt, acts []rl.A
 // with, so an update re-scores it as drawn. A scratch prompt is not
 // widened, and a Widen that is not a share is an error.
 func TestWidenReturnsEditsToThePrior(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the net through many updates: about 50 s under -race -short, a third of make test; make test-long runs it")
+	}
 	p, tk := fixturePolicy(t, "tiny-churn", 9)
 	prof := p.profiles[tk.Name]
 	parentPlan := withChoices(t, prof, map[string]string{"model.family": "xgboost"})
@@ -198,6 +204,9 @@ func TestSetEditFloorRejectsNonShares(t *testing.T) {
 // with at every step, so an update re-scores it as drawn, and a walk that
 // found a new plan unfloored records none.
 func TestPriorOnRepeatEndsRepeats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the net through many updates: about 50 s under -race -short, a third of make test; make test-long runs it")
+	}
 	p, tk := fixturePolicy(t, "tiny-churn", 9)
 	prof := p.profiles[tk.Name]
 	parentPlan := withChoices(t, prof, map[string]string{"model.family": "xgboost"})
