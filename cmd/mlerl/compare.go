@@ -89,6 +89,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	shapingErr := rl.Config{Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, Elite: *elite, ChargeSlowerOnly: *slowerOnly}.CheckShaping()
 	widenErr := rl.CheckWidenAfter(*widen)
 	screenErr := recipe.CheckScreen(*screenK)
+	perSecondErr := recipe.CheckScreenPerSecond(*screenK, *screenPerSecond)
 	editFloorErr := recipe.CheckEditFloor(*editFloor)
 	switch {
 	case fs.NArg() > 0:
@@ -103,8 +104,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return errUsage{shapingErr}
 	case screenErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --screen: %v", screenErr)
-	case *screenPerSecond && *screenK == 0:
-		return usageErrorf("bench rl-vs-prompting: --screen-per-second changes how the screen picks: it needs --screen K")
+	case perSecondErr != nil:
+		return usageErrorf("bench rl-vs-prompting: %v", perSecondErr)
 	case widenErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --widen: %v", widenErr)
 	case editFloorErr != nil:

@@ -270,6 +270,7 @@ func (rc runConfig) check() error {
 	editFloorErr := recipe.CheckEditFloor(rc.EditFloor)
 	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
 	screenErr := recipe.CheckScreen(rc.Screen)
+	perSecondErr := recipe.CheckScreenPerSecond(rc.Screen, rc.ScreenPerSecond)
 	switch {
 	case len(rc.Tasks) == 0:
 		return usageErrorf("train: --task is required")
@@ -303,8 +304,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --screen: %v", screenErr)
 	case rc.Screen != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --screen needs the recipe policy, whose plans its model of results reads (--policy %s writes free code)", rc.Policy)
-	case rc.ScreenPerSecond && rc.Screen == 0:
-		return usageErrorf("train: --screen-per-second changes how the screen picks: it needs --screen K")
+	case perSecondErr != nil:
+		return usageErrorf("train: %v", perSecondErr)
 	case rc.Screen != 0 && rc.NoLearn:
 		return usageErrorf("train: --screen learns from the run's results and --no-learn learns nothing: drop one")
 	case rc.PriorOnRepeat && rc.Policy != "recipe":

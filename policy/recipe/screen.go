@@ -64,6 +64,16 @@ func CheckScreen(k int) error {
 	return nil
 }
 
+// CheckScreenPerSecond says why picking per second cannot be on with a
+// screen of k candidates (nil when it can): it changes how the screen picks,
+// and with no screen nothing picks.
+func CheckScreenPerSecond(k int, perSecond bool) error {
+	if perSecond && k == 0 {
+		return errors.New("--screen-per-second changes how the screen picks: it needs --screen K")
+	}
+	return nil
+}
+
 // maxScreen bounds the candidates per walk: each is a walk of microseconds
 // and a prediction of a few, but a screen of thousands is a different search.
 const maxScreen = 256

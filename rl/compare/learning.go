@@ -58,18 +58,22 @@ type Learning struct {
 // resolved is l with the learner's defaults in place of empty settings, as
 // a result records them.
 func (l Learning) resolved() Learning {
-	def := rl.DefaultConfig()
-	l.Utility, l.ImproveCredit, l.Buffer = cmp.Or(l.Utility, def.Utility), cmp.Or(l.ImproveCredit, def.ImproveCredit), cmp.Or(l.Buffer, def.BufferSize)
+	rc := l.config()
+	l.Utility, l.ImproveCredit, l.Buffer = rc.Utility, rc.ImproveCredit, rc.BufferSize
 	return l
+}
+
+// config is the learner's default configuration with l's part set in it.
+func (l Learning) config() rl.Config {
+	rc := rl.DefaultConfig()
+	l.learner(&rc)
+	return rc
 }
 
 // check refuses settings no RL arm could run with, before any run starts.
 func (l Learning) check() error {
-	var perSecond error
-	if l.ScreenPerSecond && l.Screen == 0 {
-		perSecond = errors.New("screen per second needs a screen (Screen > 0)")
-	}
-	return errors.Join(perSecond, recipe.CheckEditFloor(l.EditFloor), rl.CheckWidenAfter(l.WidenAfter), recipe.CheckScreen(l.Screen))
+	return errors.Join(l.config().CheckShaping(), recipe.CheckScreenPerSecond(l.Screen, l.ScreenPerSecond),
+		recipe.CheckEditFloor(l.EditFloor), rl.CheckWidenAfter(l.WidenAfter), recipe.CheckScreen(l.Screen))
 }
 
 // learner sets the learner's part of l in rc; empty settings leave rc's.

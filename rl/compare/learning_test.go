@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mlerl/mlerl/rl"
 )
 
 // Every learning setting is named when two parts differ in it alone, so a
@@ -94,7 +96,12 @@ func TestLearningCheck(t *testing.T) {
 	}{
 		{Learning{}, ""},
 		{Learning{Screen: 8, ScreenPerSecond: true}, ""},
-		{Learning{ScreenPerSecond: true}, "screen per second needs a screen"},
+		{Learning{ScreenPerSecond: true}, "--screen-per-second changes how the screen picks: it needs --screen K"},
+		{Learning{Utility: "best"}, `--utility "best"`},
+		{Learning{TimeCharge: -0.5}, "--time-charge -0.5"},
+		{Learning{ChargeSlowerOnly: true}, "needs --time-charge above 0"},
+		{Learning{Utility: rl.UtilityReward, Elite: 0.2}, "--elite needs --utility rank"},
+		{Learning{Elite: 0.2, TimeCharge: 0.25, ChargeSlowerOnly: true, Screen: 8}, ""},
 		{Learning{Screen: 1}, "screen 1"},
 		{Learning{EditFloor: 1.5}, "edit floor 1.5"},
 		{Learning{WidenAfter: -1}, "widen"},
