@@ -392,6 +392,22 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.0765 ± 0.0000 (+1.7 SE)", // RL at 10 minutes
 			"rl-duration-aware  9m57s, 7m44s, 2m48s", "no-learn           10m52s, 13m58s, 3m53s",
 		}},
+		// Level at length: both arms' best is one XGBoost program (1500
+		// trees, learning rate 0.1, depth 3, subsample 0.8) on one seed each;
+		// RL trails by about one SE at 5-15 minutes. Built without a VCS
+		// stamp: the binary is c7f23d5.
+		{"ames-housing with the default at 20 minutes", results("ames-20m-c7f23d5"), []string{
+			"binary unknown", "1765 programs really run",
+			"0.1152 ± 0.0017      544 ± 132      478 ± 68       0.6%", "0.1151 ± 0.0017      472 ± 50       463 ± 42       2.2%", "-0.0001 (-0.0 SE)",
+			"0.1173 ± 0.0007 (-1.1 SE)", // RL at 10 minutes
+			"rl-duration-aware  13m56s, 18m8s, 14m22s", "no-learn           19m42s, 4m32s, 9m32s",
+		}},
+		// The 4-minute target on this machine: RL ahead, three seeds of
+		// five below every no-learn run's best.
+		{"austen-authorship with the default at 4 minutes", results("austen-4m-c7f23d5"), []string{
+			"0.3252 ± 0.0005      56 ± 3", "0.3263 ± 0.0000      51 ± 2", "+0.0011 (+2.4 SE)",
+			"rl-duration-aware  37s, 3m0s, 8s, 3m28s, 2m31s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
