@@ -392,7 +392,7 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.0765 ± 0.0000 (+1.7 SE)", // RL at 10 minutes
 			"rl-duration-aware  9m57s, 7m44s, 2m48s", "no-learn           10m52s, 13m58s, 3m53s",
 		}},
-		// Level at length: both arms' best is one XGBoost program (1500
+		// Level at length: both arms' best is one XGBoost model (1500
 		// trees, learning rate 0.1, depth 3, subsample 0.8) on one seed each;
 		// RL trails by about one SE at 5-15 minutes. Built without a VCS
 		// stamp: the binary is c7f23d5.
