@@ -408,6 +408,21 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.3252 ± 0.0005      56 ± 3", "0.3263 ± 0.0000      51 ± 2", "+0.0011 (+2.4 SE)",
 			"rl-duration-aware  37s, 3m0s, 8s, 3m28s, 2m31s",
 		}},
+		// The default at 20 minutes on digit-images, stopped at 35 real
+		// minutes: RL's seed 1 had collapsed onto plans it had all run, and
+		// its instant repeats filled 46,168 episodes in 12 virtual minutes.
+		{"digit-images with the default at 20 minutes, stopped", results("digit-20m-e407b0e-stopped"), []string{
+			"binary e407b0ed4005", "no run finished",
+			"stopped: rl-duration-aware seed 1 at 12m10s of 20m0s virtual, best 0.9861, 46168 episodes",
+			"stopped: no-learn seed 1 at 17m18s of 20m0s virtual, best 0.9861, 1112 episodes",
+		}},
+		// With --prior-on-repeat the same task ends in the session: every
+		// run of both arms on 0.9861, RL's episodes 1,948 a run.
+		{"digit-images with prior on repeat at 20 minutes", results("digit-20m-e407b0e-por", "digit-20m-e407b0e-nl"), []string{
+			"walks that only repeat plans turn to the prior", "2487 programs really run",
+			"0.9861 ± 0.0000      1948 ± 144     1367 ± 70", "0.9861 ± 0.0000      1271 ± 32      924 ± 4", "+0.0000",
+			"rl-duration-aware  2m36s, 1m3s, 50s", "no-learn           1m6s, 50s, 45s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
