@@ -423,6 +423,11 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9861 ± 0.0000      1948 ± 144     1367 ± 70", "0.9861 ± 0.0000      1271 ± 32      924 ± 4", "+0.0000",
 			"rl-duration-aware  2m36s, 1m3s, 50s", "no-learn           1m6s, 50s, 45s",
 		}},
+		// The 4-minute target on this machine: RL ahead on fine-food-reviews.
+		{"fine-food-reviews with the default at 4 minutes", results("finefood-4m-e407b0e"), []string{
+			"778 programs really run", "0.8851 ± 0.0023      101 ± 9", "0.8808 ± 0.0011      81 ± 3", "+0.0042 (+1.6 SE)",
+			"rl-duration-aware  2m31s, 3m29s, 2m4s, 2m40s, 3m14s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
