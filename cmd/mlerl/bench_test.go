@@ -408,7 +408,7 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.3252 ± 0.0005      56 ± 3", "0.3263 ± 0.0000      51 ± 2", "+0.0011 (+2.4 SE)",
 			"rl-duration-aware  37s, 3m0s, 8s, 3m28s, 2m31s",
 		}},
-		// The default at 20 minutes on digit-images, stopped at 35 real
+		// The default at 20 minutes on digit-images, stopped at 33 real
 		// minutes: RL's seed 1 had collapsed onto plans it had all run, and
 		// its instant repeats filled 46,168 episodes in 12 virtual minutes.
 		{"digit-images with the default at 20 minutes, stopped", results("digit-20m-e407b0e-stopped"), []string{
