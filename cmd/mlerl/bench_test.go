@@ -428,6 +428,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"778 programs really run", "0.8851 ± 0.0023      101 ± 9", "0.8808 ± 0.0011      81 ± 3", "+0.0042 (+1.6 SE)",
 			"rl-duration-aware  2m31s, 3m29s, 2m4s, 2m40s, 3m14s",
 		}},
+		// The fifteenth task at length: level, two seeds of each arm on one
+		// program.
+		{"fine-food-reviews with the default at 20 minutes", results("finefood-20m-6f6ebe6"), []string{
+			"binary 6f6ebe68023c", "898 programs really run",
+			"0.8825 ± 0.0021      193 ± 18", "0.8825 ± 0.0012      143 ± 10", "+0.0000 (+0.0 SE)",
+			"rl-duration-aware  11m1s, 12m10s, 17m13s", "no-learn           12m43s, 6m6s, 12m26s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
