@@ -2,6 +2,7 @@ package rl
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -128,5 +129,18 @@ func TestLinesInRunAndCheckpoint(t *testing.T) {
 // through its JSON, then restored with cfg.
 func resumed(t *testing.T, cfg Config, ck *Checkpoint) *learner {
 	t.Helper()
-	return resumedOn(t, cfg, ck, twoPlans(t, 2), tasks[0])
+	raw, err := json.Marshal(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Checkpoint
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resume = &back
+	l, err := newLearner(cfg, twoPlans(t, 2), &scripted{version: back.PolicyVersion}, tasks, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -35,9 +35,6 @@ type Checkpoint struct {
 	Pending   []StoredJob               `json:"pending"` // completed, not yet used by an update
 	RNG       []byte                    `json:"rng"`
 	Isolation map[string]int            `json:"isolation"`
-	// Written are the programs dispatched so far (Written); absent in
-	// checkpoints from before it, which then count repeats from the resume.
-	Written Written `json:"written,omitempty"`
 
 	// Files is the Sink's own bookkeeping (e.g. the byte length of each JSONL
 	// file at this checkpoint), so a resume can cut off what was written after it.
@@ -54,8 +51,6 @@ type Counters struct {
 	Updates     int `json:"updates"`
 	// Reused completions were answered with an identical job's execution.
 	Reused int `json:"reused"`
-	// Repeats completions were of programs the run had dispatched before.
-	Repeats int `json:"repeats,omitempty"`
 }
 
 // StoredSolution is a Solution with the fields episode.Result keeps out of its
@@ -86,11 +81,10 @@ type StoredJob struct {
 	Action Action          `json:"action"`
 	Result *StoredSolution `json:"result,omitempty"` // Action unused; Result and Output
 	DoneS  float64         `json:"completed_s,omitempty"`
-	Repeat bool            `json:"repeat,omitempty"` // the run had dispatched this program before
 }
 
 func storeJob(j *job) StoredJob {
-	s := StoredJob{ID: j.id, Kind: j.prompt.Kind, Task: j.prompt.Task.Name, Action: j.action, Repeat: j.repeat}
+	s := StoredJob{ID: j.id, Kind: j.prompt.Kind, Task: j.prompt.Task.Name, Action: j.action}
 	if j.prompt.Parent != nil {
 		p := storeSolution(j.prompt.Parent)
 		s.Parent = &p
@@ -107,7 +101,7 @@ func (s StoredJob) job(tasks map[string]*task.Task) (*job, error) {
 	if !ok {
 		return nil, fmt.Errorf("checkpoint job %s: task %q is not among this run's tasks", s.ID, s.Task)
 	}
-	j := &job{id: s.ID, prompt: Prompt{Kind: s.Kind, Task: t}, action: s.Action, repeat: s.Repeat}
+	j := &job{id: s.ID, prompt: Prompt{Kind: s.Kind, Task: t}, action: s.Action}
 	if s.Parent != nil {
 		j.prompt.Parent = s.Parent.solution()
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -201,11 +200,6 @@ type job struct {
 	done   bool
 	result episode.Result
 	doneAt time.Duration // run clock at completion
-	// repeat: the run had already dispatched this program for this task
-	// (Written). Once complete it stays set only if its result was the
-	// first one's execution again (Result.Reused): then it teaches the
-	// policy nothing, and is recorded and kept out of every update.
-	repeat bool
 }
 
 // learner is the state Run threads through its loop; all of it is checkpointed.
@@ -233,7 +227,6 @@ type learner struct {
 	best      map[string]*Solution
 	bestDirty map[string]Best
 	isolation map[string]int
-	written   Written // the programs dispatched so far, per task
 
 	inflight map[string]*job
 	late     *episode.Result // the completion that came after the budget
@@ -320,9 +313,7 @@ func Run(ctx context.Context, cfg Config, env Env, pol Policy, tasks []*task.Tas
 			l.late = &res
 			break
 		}
-		if err := l.complete(res); err != nil {
-			return l.summary("error"), err
-		}
+		l.complete(res)
 		// 3. One update on each B completed.
 		if len(l.batch) >= cfg.Batch {
 			if err := l.update(ctx, cfg.Batch); err != nil {
@@ -350,9 +341,7 @@ func (l *learner) drain(ctx context.Context) error {
 	}
 	end := l.cfg.Budget + l.cfg.Drain
 	if l.late != nil && l.now() <= end {
-		if err := l.complete(*l.late); err != nil {
-			return err
-		}
+		l.complete(*l.late)
 	}
 	for len(l.inflight) > 0 && l.now() < end {
 		res, err := l.nextBy(ctx, end)
@@ -365,9 +354,7 @@ func (l *learner) drain(ctx context.Context) error {
 		if l.now() > end {
 			break
 		}
-		if err := l.complete(res); err != nil {
-			return err
-		}
+		l.complete(res)
 	}
 	if len(l.batch) == 0 {
 		return nil
@@ -391,7 +378,7 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize), ranks: Ranks{},
 		durations: Durations{}, gains: Gains{}, mix: Mix{}, stalls: Stalls{},
 		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
-		inflight: map[string]*job{}, written: Written{},
+		inflight: map[string]*job{},
 	}
 	l.buffer.Lines = cfg.Lines
 	for _, t := range tasks {
@@ -451,7 +438,6 @@ func (l *learner) dispatch(ctx context.Context) error {
 		a.Kind = prompts[i].Kind
 		a.PolicyVersion = version
 		j := &job{id: l.cfg.RunID + "-" + strconv.FormatInt(l.nextJob, 10), prompt: prompts[i], action: a}
-		j.repeat = !l.written.Add(prompts[i].Task.Name, a.Code)
 		l.nextJob++
 		if err := l.submit(ctx, j); err != nil {
 			return err
@@ -513,12 +499,12 @@ func (l *learner) nextBy(ctx context.Context, end time.Duration) (episode.Result
 
 // complete files a result under its job; results for unknown or finished jobs
 // (a redelivered job that completed twice) are counted and ignored.
-func (l *learner) complete(res episode.Result) error {
+func (l *learner) complete(res episode.Result) {
 	j, ok := l.inflight[res.Episode]
 	if !ok {
 		l.n.Duplicates++
 		l.log.Warn("result for a job not in flight, ignored", "episode", res.Episode)
-		return nil
+		return
 	}
 	delete(l.inflight, res.Episode)
 	l.n.Completed++
@@ -528,11 +514,6 @@ func (l *learner) complete(res episode.Result) error {
 	j.done, j.result, j.doneAt = true, res, l.now()
 	if o, ok := l.pol.(Observer); ok {
 		o.Observe(Solution{Action: j.action, Result: res})
-	}
-	// A repeat whose result was not the first execution's (an Env without a
-	// cache, or a replay that draws outcomes afresh) is a new sample.
-	if j.repeat = j.repeat && res.Reused; j.repeat {
-		return l.completeRepeat(j)
 	}
 	l.ranks.Observe(res)
 	l.durations.Observe(res)
@@ -555,30 +536,6 @@ func (l *learner) complete(res episode.Result) error {
 		l.stalls.Observe(res.Task, newBest)
 	}
 	l.batch = append(l.batch, j)
-	return nil
-}
-
-// completeRepeat files the completion of a program the run had dispatched
-// before, answered with that program's execution. It is written at once and enters nothing else: in an update its
-// rank would reinforce the plan it repeats, so a policy that repeats its best
-// program learns to repeat it more (on digit-images at 20 minutes 98% of RL's
-// episodes came to be instant repeats, bench/RESULTS.md); in the rank table,
-// the critic, the duration statistics, the buffer or a model of results it
-// would count one execution twice. It can still end a stall count (it is not
-// a new best) and it is counted (Counters.Repeats).
-func (l *learner) completeRepeat(j *job) error {
-	l.n.Repeats++
-	if l.cfg.AdaptiveMix {
-		l.mix.Observe(j.result.Task, j.prompt.Kind, false)
-	}
-	if l.cfg.WidenAfter > 0 {
-		l.stalls.Observe(j.result.Task, false)
-	}
-	rec := l.record(j, l.pol.Version()-j.action.PolicyVersion, 0)
-	if err := l.sink.Episodes([]EpisodeRecord{rec}); err != nil {
-		return fmt.Errorf("rl: writing repeated episode %s: %w", j.id, err)
-	}
-	return nil
 }
 
 // update is one duration-aware PPO step on the oldest n completed episodes.
@@ -823,7 +780,7 @@ func (l *learner) writeUpdate(batch []*job, samples []Sample, stale []int, dropp
 }
 
 func (l *learner) record(j *job, staleness, update int) EpisodeRecord {
-	r := EpisodeRecord{Result: j.result, Plan: j.action.Plan, Staleness: staleness, Update: update, DoneS: j.doneAt.Seconds(), Repeat: j.repeat}
+	r := EpisodeRecord{Result: j.result, Plan: j.action.Plan, Staleness: staleness, Update: update, DoneS: j.doneAt.Seconds()}
 	if n, ok := l.pol.(Noter); ok {
 		r.Note = n.EpisodeNote(j.action)
 	}
@@ -938,7 +895,7 @@ func (l *learner) finish(stopped string) (Summary, error) {
 func (l *learner) summary(stopped string) Summary {
 	s := Summary{
 		Dispatched: l.n.Dispatched, Completed: l.n.Completed, Redelivered: l.n.Redelivered,
-		AbandonedAtStop: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates, Reused: l.n.Reused, Repeats: l.n.Repeats,
+		AbandonedAtStop: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates, Reused: l.n.Reused,
 		BestScore: l.bestScore(l.order[0].Name), Dropped: l.n.Dropped, Duplicates: l.n.Duplicates,
 		Unused: len(l.batch), ElapsedS: l.now().Seconds(), Stopped: stopped,
 		Isolation: isolationOf(l.isolation), BestScores: map[string]float64{},
@@ -976,7 +933,7 @@ func (l *learner) checkpoint() *Checkpoint {
 		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
 		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
 		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Mix: l.mix, Stalls: l.stalls, Best: map[string]StoredSolution{}, RNG: rngState,
-		Isolation: map[string]int{}, Written: l.written,
+		Isolation: map[string]int{},
 	}
 	for k, v := range l.isolation {
 		ck.Isolation[k] = v
@@ -1080,16 +1037,6 @@ func (l *learner) restore(ck *Checkpoint) error {
 			return err
 		}
 		l.batch = append(l.batch, j)
-	}
-	if ck.Written != nil {
-		l.written = ck.Written
-	}
-	// A checkpoint from before Written still names the programs it holds.
-	for _, j := range slices.Concat(l.resubmit, l.batch) {
-		l.written.Add(j.prompt.Task.Name, j.action.Code)
-	}
-	for _, ss := range slices.Concat(ck.Buffer, ck.LineBests, slices.Collect(maps.Values(ck.Best))) {
-		l.written.Add(ss.Result.Task, ss.Action.Code)
 	}
 	return nil
 }

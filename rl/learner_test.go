@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -16,13 +15,8 @@ import (
 
 // scripted is a Policy that writes a fixed cycle of plans and records what
 // the learner hands it, so tests can check advantages and weights by hand.
-// Each program it writes is new (its plan, then its sample number, which a
-// replay ignores) unless same is set: then a plan's program is the same
-// every time, as a deterministic renderer's, and repeats are the learner's
-// Written repeats.
 type scripted struct {
 	plans   []string
-	same    bool
 	groups  map[string]string // a plan's credit group (Action.CreditGroups), if any
 	lines   map[string]string // a plan's line (Action.Line), if any
 	next    int
@@ -33,23 +27,16 @@ type scripted struct {
 
 func (p *scripted) Version() int { return p.version }
 
-// code is the program p writes for plan when same is set.
-func (p *scripted) code(plan string) string { return replay.PlanCode(plan, "") }
-
 func (p *scripted) Sample(_ context.Context, prompts []Prompt) ([]Action, error) {
 	out := make([]Action, len(prompts))
 	for i := range prompts {
 		plan := p.plans[p.next%len(p.plans)]
-		body := "# sample " + strconv.Itoa(p.next) + "\n"
-		if p.same {
-			body = ""
-		}
-		out[i] = Action{Plan: plan, Code: replay.PlanCode(plan, body), Tokens: []int{0}, TokenLogProbs: []float64{-1}}
+		p.next++
+		out[i] = Action{Plan: plan, Code: replay.PlanCode(plan, ""), Tokens: []int{0}, TokenLogProbs: []float64{-1}}
 		if g, ok := p.groups[plan]; ok {
 			out[i].CreditGroups = []string{g}
 		}
 		out[i].Line = p.lines[plan]
-		p.next++
 	}
 	p.prompts = append(p.prompts, prompts...)
 	return out, nil

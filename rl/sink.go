@@ -14,9 +14,8 @@ import (
 // whose records cannot be kept is not worth continuing.
 type Sink interface {
 	// Episodes receives completed episodes once the learner has used them (or
-	// dropped them as too stale) in an update, a repeat of a program the run
-	// had dispatched before as soon as it completes (no update uses it), and
-	// at the end the completed ones no update used.
+	// dropped them as too stale) in an update, and at the end the completed
+	// ones no update used.
 	Episodes(recs []EpisodeRecord) error
 	Metrics(m Metrics) error
 	Best(b Best) error
@@ -37,9 +36,6 @@ type EpisodeRecord struct {
 	Dropped   bool    `json:"dropped,omitempty"`
 	Update    int     `json:"update"`      // the update that used it; 0 when none did
 	DoneS     float64 `json:"completed_s"` // run clock when it completed
-	// Repeat: the run had dispatched this program for this task before, so
-	// no update used it (Counters.Repeats).
-	Repeat bool `json:"repeat,omitempty"`
 	// Note is the policy's own record of how it chose the action (Noter).
 	Note json.RawMessage `json:"policy_note,omitempty"`
 }
@@ -96,10 +92,7 @@ type Summary struct {
 	Updates         int `json:"updates"`
 	// Reused completed episodes were not run: an identical program had
 	// already run on the same data and settings (episode.Cache).
-	Reused int `json:"reused"`
-	// Repeats completed episodes were programs the run had dispatched
-	// before for the same task; no update used them.
-	Repeats   int      `json:"repeats"`
+	Reused    int      `json:"reused"`
 	BestScore *float64 `json:"best_score"`
 	Isolation string   `json:"isolation"`
 
