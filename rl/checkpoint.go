@@ -51,6 +51,8 @@ type Counters struct {
 	Updates     int `json:"updates"`
 	// Reused completions were answered with an identical job's execution.
 	Reused int `json:"reused"`
+	// ImproveAsScratch improve prompts the policy answered from scratch.
+	ImproveAsScratch int `json:"improve_as_scratch,omitempty"`
 }
 
 // StoredSolution is a Solution with the fields episode.Result keeps out of its

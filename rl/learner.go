@@ -435,6 +435,14 @@ func (l *learner) dispatch(ctx context.Context) error {
 		c.Sampled(len(actions))
 	}
 	for i, a := range actions {
+		if a.Kind == episode.Scratch && prompts[i].Kind == episode.Improve {
+			// The policy had nothing new to write from this parent (the
+			// recipe policy's spent edits, SetPriorOnRepeat) and wrote from
+			// scratch: the episode is a scratch one, for the baselines, the
+			// mix and the record, not an edit of a parent it does not have.
+			prompts[i] = Prompt{Kind: episode.Scratch, Task: prompts[i].Task}
+			l.n.ImproveAsScratch++
+		}
 		a.Kind = prompts[i].Kind
 		a.PolicyVersion = version
 		j := &job{id: l.cfg.RunID + "-" + strconv.FormatInt(l.nextJob, 10), prompt: prompts[i], action: a}
@@ -895,7 +903,7 @@ func (l *learner) finish(stopped string) (Summary, error) {
 func (l *learner) summary(stopped string) Summary {
 	s := Summary{
 		Dispatched: l.n.Dispatched, Completed: l.n.Completed, Redelivered: l.n.Redelivered,
-		AbandonedAtStop: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates, Reused: l.n.Reused,
+		AbandonedAtStop: len(l.inflight) + len(l.resubmit), Updates: l.n.Updates, Reused: l.n.Reused, ImproveAsScratch: l.n.ImproveAsScratch,
 		BestScore: l.bestScore(l.order[0].Name), Dropped: l.n.Dropped, Duplicates: l.n.Duplicates,
 		Unused: len(l.batch), ElapsedS: l.now().Seconds(), Stopped: stopped,
 		Isolation: isolationOf(l.isolation), BestScores: map[string]float64{},

@@ -3,6 +3,7 @@ package rl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -360,5 +361,64 @@ func TestTimeChargeInUpdate(t *testing.T) {
 	}
 	if got := sink.LastCK.Durations["t"]; !nearAll(got, []float64{1, 3}) {
 		t.Errorf("checkpointed durations %v, want [1 3]", got)
+	}
+}
+
+// spending answers every other improve prompt from scratch, as the recipe
+// policy does when a parent's edits are spent.
+type spending struct {
+	scripted
+	improves int
+	scratch  map[int]bool // sample index → answered an improve prompt from scratch
+}
+
+func (p *spending) Sample(ctx context.Context, prompts []Prompt) ([]Action, error) {
+	first := p.next
+	out, err := p.scripted.Sample(ctx, prompts)
+	for i, pr := range prompts {
+		if pr.Kind != episode.Improve {
+			continue
+		}
+		if p.improves++; p.improves%2 == 0 {
+			out[i].Kind = episode.Scratch
+			p.scratch[first+i] = true
+		}
+	}
+	return out, err
+}
+
+// An improve prompt the policy answers from scratch is a scratch episode:
+// recorded without a parent, counted in the summary, and the others stay
+// edits of their parents.
+func TestImproveAnsweredFromScratch(t *testing.T) {
+	cfg := testConfig()
+	cfg.Batch, cfg.MaxEpisodes, cfg.ImproveFraction, cfg.Seed = 2, 40, 1, 3
+	pol := &spending{scripted: scripted{plans: []string{"fast", "slow"}}, scratch: map[int]bool{}}
+	sink := &Memory{}
+	sum, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pol.scratch) < 5 {
+		t.Fatalf("only %d improve prompts answered from scratch: the test shows little", len(pol.scratch))
+	}
+	var edits int
+	for _, r := range sink.EpisodeRecs {
+		var i int
+		if _, err := fmt.Sscanf(r.Episode, "run-%d", &i); err != nil {
+			t.Fatalf("episode id %q: %v", r.Episode, err)
+		}
+		switch {
+		case pol.scratch[i] && (r.Kind != episode.Scratch || r.Parent != ""):
+			t.Errorf("episode %s was answered from scratch but recorded as kind %s, parent %q", r.Episode, r.Kind, r.Parent)
+		case !pol.scratch[i] && r.Kind == episode.Improve:
+			if r.Parent == "" {
+				t.Errorf("episode %s is an edit without a parent", r.Episode)
+			}
+			edits++
+		}
+	}
+	if edits == 0 || sum.ImproveAsScratch != len(pol.scratch) {
+		t.Errorf("%d edits recorded; summary counts %d answered from scratch, the policy %d", edits, sum.ImproveAsScratch, len(pol.scratch))
 	}
 }

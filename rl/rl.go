@@ -46,6 +46,9 @@ type Solution struct {
 // Action is one program the policy wrote, with what is needed to score it again
 // under a newer policy (PPO's ratio needs the behaviour log-probabilities).
 type Action struct {
+	// Kind is the prompt's, except that a policy may answer an improve
+	// prompt with Scratch when it has no new edit of the parent to write:
+	// the learner then runs the episode as a scratch one.
 	Kind episode.Kind `json:"kind"`
 	Plan string       `json:"plan"`
 	// Key names the program's design for executors and replay tables (the

@@ -92,9 +92,12 @@ type Summary struct {
 	Updates         int `json:"updates"`
 	// Reused completed episodes were not run: an identical program had
 	// already run on the same data and settings (episode.Cache).
-	Reused    int      `json:"reused"`
-	BestScore *float64 `json:"best_score"`
-	Isolation string   `json:"isolation"`
+	Reused int `json:"reused"`
+	// ImproveAsScratch improve prompts were answered with a program from
+	// scratch: the policy had no new edit of the parent (SetPriorOnRepeat).
+	ImproveAsScratch int      `json:"improve_as_scratch,omitempty"`
+	BestScore        *float64 `json:"best_score"`
+	Isolation        string   `json:"isolation"`
 
 	Dropped    int                `json:"dropped"`    // completed but too stale to train on
 	Duplicates int                `json:"duplicates"` // results for jobs already completed or unknown

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mlerl/mlerl/episode"
+	"github.com/mlerl/mlerl/policy/choicenet"
 	"github.com/mlerl/mlerl/rl"
 )
 
@@ -260,5 +261,57 @@ func TestPriorOnRepeatEndsRepeats(t *testing.T) {
 	}
 	if onFloors[0.5]+onFloors[1] == 0 || onFloors[0]+onFloors[0.5]+onFloors[1] != 240 {
 		t.Errorf("with prior on repeat the walks' floors were %v: want some at 0.5 or 1 and none elsewhere", onFloors)
+	}
+}
+
+// An improve walk that repeats at every floor has spent its parent's edits.
+// A greedy policy spends them at once: every edit of the parent is the same
+// plan. Without SetPriorOnRepeat the episode repeats it; with it, the
+// prompt is answered from scratch, recorded as such (Kind Scratch, no
+// parent in the record, spent_parent set) so the learner runs it as a
+// scratch episode and an update re-scores it without the parent.
+func TestPriorOnRepeatSpentParentDrawsFromScratch(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		p, tk := fixturePolicy(t, "tiny-churn", 3)
+		p.temperature = 0 // greedy: one edit per parent
+		p.SetPriorOnRepeat(on)
+		prof := p.profiles[tk.Name]
+		parentPlan := withChoices(t, prof, map[string]string{"model.family": "random_forest"})
+		if parentPlan.Key() == Default(prof).Key() {
+			t.Fatal("the parent is Default's plan: a scratch walk would repeat it, the test shows nothing")
+		}
+		p.tried[tk.Name][parentPlan.Key()] = true
+		acts, err := p.Sample(context.Background(), improvePrompts(t, tk, parentPlan, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]int{}
+		for i, a := range acts {
+			m := actionMeta(t, a)
+			keys[a.Key]++
+			switch {
+			case !on && (a.Kind != episode.Improve || m.ParentReward != 0.8 || m.Spent):
+				t.Errorf("off, action %d: kind %s, parent reward %v, spent %v: want an edit of the parent", i, a.Kind, m.ParentReward, m.Spent)
+			case on && (a.Kind != episode.Scratch || m.Parent != nil || m.ParentReward != 0 || !m.Spent):
+				// The greedy edit is the parent itself: the very first walk
+				// finds nothing new.
+				t.Errorf("on, action %d: kind %s, parent steps %d (reward %v), spent %v: want a scratch walk on a spent parent", i, a.Kind, len(m.Parent), m.ParentReward, m.Spent)
+			}
+			if on && a.Key == parentPlan.Key() {
+				t.Errorf("on, action %d is the parent's plan", i)
+			}
+			if on && m.Spent {
+				// Re-scored as drawn: the record has no parent, so an update
+				// scores the walk in the scratch context it was drawn in.
+				lps := p.net.LogProbs(choicenet.Context{Features: prof.Features()}, m.Steps, 1)
+				if len(lps) != len(m.Steps) || math.IsNaN(lps[0]) {
+					t.Errorf("on, action %d: steps do not score in the scratch context: %v", i, lps)
+				}
+			}
+		}
+		t.Logf("prior on repeat %v: %d distinct plans of 4: %v", on, len(keys), keys)
+		if !on && len(keys) != 1 {
+			t.Errorf("off: a greedy policy's 4 edits gave %d plans, want 1 (the test relies on the edits being spent)", len(keys))
+		}
 	}
 }
