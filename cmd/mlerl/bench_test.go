@@ -435,6 +435,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8825 ± 0.0021      193 ± 18", "0.8825 ± 0.0012      143 ± 10", "+0.0000 (+0.0 SE)",
 			"rl-duration-aware  11m1s, 12m10s, 17m13s", "no-learn           12m43s, 6m6s, 12m26s",
 		}},
+		// --prior-on-repeat at length on movie-ratings, both arms in one
+		// process on a new store: RL ran no program twice and one seed
+		// found 0.9295.
+		{"movie-ratings with prior on repeat at 20 minutes", results("movie-20m-cef546a-por"), []string{
+			"binary cef546a0a356", "walks that only repeat plans turn to the prior", "3973 programs really run",
+			"0.9379 ± 0.0042      1220 ± 264     1220 ± 264", "0.9422 ± 0.0000      730 ± 93       729 ± 92", "+0.0042 (+1.0 SE)",
+			"rl-duration-aware  5m50s, 3m30s, 12m20s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
