@@ -138,7 +138,7 @@ func TestWaitForWorkersGivesUp(t *testing.T) {
 // --mix, --widen and --prior-on-repeat reach run.json as the run's
 // settings: adaptive by name, the fixed half as absent (as runs from before
 // the flag, which resume with it); the wait by its number; prior on repeat
-// as true, and off as absent.
+// as true, and off as absent; its default depends on the policy.
 func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var lf learnFlags
@@ -161,12 +161,35 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 		!rc.PriorOnRepeat || !strings.Contains(string(raw), `"prior_on_repeat":true`) {
 		t.Errorf("--widen 64 --prior-on-repeat: run config %d %v, JSON %s (%v)", rc.WidenAfter, rc.PriorOnRepeat, raw, err)
 	}
-	var off runConfig
-	var lfOff learnFlags
-	lfOff.register(flag.NewFlagSet("train", flag.ContinueOnError))
-	lfOff.apply(&off)
-	if raw, err := json.Marshal(off); err != nil || off.PriorOnRepeat || strings.Contains(string(raw), "prior_on_repeat") || strings.Contains(string(raw), `"screen"`) || strings.Contains(string(raw), "screen_per_second") {
-		t.Errorf("no --prior-on-repeat: run config %v, JSON %s (%v)", off.PriorOnRepeat, raw, err)
+	// Without the flag, prior on repeat is on where the recipe policy
+	// learns and off (absent from run.json, as runs from before it) with
+	// --no-learn, with the llm policy, or when turned off by name.
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		policy  string
+		noLearn bool
+		want    bool
+	}{
+		{"recipe learning", nil, "recipe", false, true},
+		{"recipe --no-learn", nil, "recipe", true, false},
+		{"llm", nil, "llm", false, false},
+		{"recipe =false", []string{"--prior-on-repeat=false"}, "recipe", false, false},
+		{"recipe --no-learn, given", []string{"--prior-on-repeat"}, "recipe", true, true},
+	} {
+		fs := flag.NewFlagSet("train", flag.ContinueOnError)
+		var lf learnFlags
+		lf.register(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		rc := runConfig{Policy: tc.policy, NoLearn: tc.noLearn}
+		lf.apply(&rc)
+		raw, err := json.Marshal(rc)
+		if err != nil || rc.PriorOnRepeat != tc.want || strings.Contains(string(raw), "prior_on_repeat") != tc.want ||
+			strings.Contains(string(raw), `"screen"`) || strings.Contains(string(raw), "screen_per_second") {
+			t.Errorf("%s: prior on repeat %v, JSON %s (%v); want %v", tc.name, rc.PriorOnRepeat, raw, err, tc.want)
+		}
 	}
 	for _, tc := range []struct{ arg, want string }{{"adaptive", "adaptive"}, {"half", ""}} {
 		fs := flag.NewFlagSet("train", flag.ContinueOnError)

@@ -508,9 +508,11 @@ type learnFlags struct {
 	utility, improveCredit, mix    string
 	timeCharge, elite, editFloor   float64
 	buffer, lines, widen, screen   int
+	fs                             *flag.FlagSet // to tell a flag given from its default
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
 	d := rl.DefaultConfig()
 	fs.BoolVar(&f.durationAware, "duration-aware", d.DurationAware, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	fs.StringVar(&f.utility, "utility", d.Utility, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
@@ -523,10 +525,19 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
-	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", false, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (recipe policy; default: repeat)")
+	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", true, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (default: on when the recipe policy learns; off with --no-learn or --policy llm unless given; =false repeats)")
 	fs.IntVar(&f.screen, "screen", 0, "draw K new candidate programs per prompt and run the one a model of the run's results (a Bayesian linear model over the plans' choices) expects to improve most on the task's best (recipe policy; 0: off, the first draw)")
 	fs.BoolVar(&f.screenPerSecond, "screen-per-second", false, "with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts, not of most expected improvement")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
+}
+
+// given says whether the command line named the flag.
+func (f *learnFlags) given(name string) bool {
+	set := false
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	}
+	return set
 }
 
 func (f *learnFlags) apply(rc *runConfig) {
@@ -534,6 +545,13 @@ func (f *learnFlags) apply(rc *runConfig) {
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
 	rc.ScreenPerSecond, rc.ChargeSlowerOnly = f.screenPerSecond, f.chargeSlowerOnly
+	if !f.given("prior-on-repeat") {
+		// On where it was measured to pay (bench/RESULTS.md, movie-ratings
+		// at 20 minutes): the recipe policy learning. --no-learn stays the
+		// frozen prior the bench's no-learn arm is, and a language model
+		// has no prior to floor toward. Callers set Policy and NoLearn first.
+		rc.PriorOnRepeat = rc.Policy == "recipe" && !rc.NoLearn
+	}
 	if f.mix == rl.MixHalf {
 		rc.Mix = "" // run.json keeps the fixed half as absent, as runs before it
 	}

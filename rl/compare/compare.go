@@ -101,6 +101,10 @@ type Run struct {
 	Distinct int      `json:"distinct_programs"`
 	Failures int      `json:"failures"`
 	Updates  int      `json:"updates"`
+	// ImproveAsScratch are the improve prompts the policy answered with a
+	// program from scratch (its parent had no new edit left, prior on
+	// repeat): written as scratch episodes, so counted only here.
+	ImproveAsScratch int `json:"improve_as_scratch,omitempty"`
 	// LateScratch is the median score of the valid programs written from
 	// scratch in the last quarter of the budget: what the policy itself
 	// writes by then, apart from the search's luck (nil when none).
@@ -620,7 +624,7 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 	// episodes the learner wrote, a finished run's as a stopped one's: a
 	// stopped learner has written them up to its last update (the rest a
 	// resume would redo), a finished one all it completed.
-	r := Run{Seed: seed, Updates: sum.Updates, RealS: time.Since(start).Seconds()}
+	r := Run{Seed: seed, Updates: sum.Updates, ImproveAsScratch: sum.ImproveAsScratch, RealS: time.Since(start).Seconds()}
 	if err != nil {
 		r.StoppedS = max(v.Now().Seconds(), 1e-9) // above 0 even if stopped before the clock moved
 	}
