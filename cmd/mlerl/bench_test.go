@@ -443,6 +443,21 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9379 ± 0.0042      1220 ± 264     1220 ± 264", "0.9422 ± 0.0000      730 ± 93       729 ± 92", "+0.0042 (+1.0 SE)",
 			"rl-duration-aware  5m50s, 3m30s, 12m20s",
 		}},
+		// Prior on repeat as the default, at length on hpc-job-class on a new
+		// store: RL ahead, every seed at 0.8901 or above, behind at 5 minutes.
+		{"hpc-job-class with prior on repeat at 20 minutes", results("hpc-20m-4f32584-por"), []string{
+			"binary 4f32584910f2", "walks that only repeat plans turn to the prior", "2735 programs really run",
+			"0.8903 ± 0.0001      725 ± 78       725 ± 78       4.3%", "0.8880 ± 0.0018      676 ± 57       633 ± 46       6.0%", "+0.0023 (+1.3 SE)",
+			"0.8836 ± 0.0009 (-2.2 SE)", // RL at 5 minutes
+			"rl-duration-aware  19m8s, 10m11s, 12m25s", "no-learn           24s, 5m36s, 3m30s",
+		}},
+		// The same store at 4 minutes, seeds 1-5: the first three replay the
+		// 20-minute runs' first 4 minutes.
+		{"hpc-job-class with prior on repeat at 4 minutes", results("hpc-4m-4f32584-por"), []string{
+			"budget 4m0s (virtual)", "5 seeds", "317 programs really run",
+			"0.8825 ± 0.0008      142 ± 9", "0.8840 ± 0.0018      117 ± 8", "-0.0016 (-0.8 SE)",
+			"rl-duration-aware  17s, 2m2s, 31s, 1m16s, 2m12s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
