@@ -458,6 +458,12 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8825 ± 0.0008      142 ± 9", "0.8840 ± 0.0018      117 ± 8", "-0.0016 (-0.8 SE)",
 			"rl-duration-aware  17s, 2m2s, 31s, 1m16s, 2m12s",
 		}},
+		// The old default on that store at 4 minutes: no walk repeated, so the
+		// flag never acted; every program replayed, the table the same.
+		{"hpc-job-class with the old default at 4 minutes, on that store", results("hpc-4m-4f32584-old-default"), []string{
+			"0 programs really run", "0.8825 ± 0.0008      142 ± 9        142 ± 9        5.3%",
+			"rl-duration-aware  17s, 2m2s, 31s, 1m16s, 2m12s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
