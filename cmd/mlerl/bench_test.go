@@ -464,6 +464,12 @@ func TestBenchMergeResults(t *testing.T) {
 			"0 programs really run", "0.8825 ± 0.0008      142 ± 9        142 ± 9        5.3%",
 			"rl-duration-aware  17s, 2m2s, 31s, 1m16s, 2m12s",
 		}},
+		// The old default on that store at 20 minutes: seed 1 stays on 0.8844
+		// and repeats 396 programs.
+		{"hpc-job-class with the old default at 20 minutes, on that store", results("hpc-20m-4f32584-old-default"), []string{
+			"709 programs really run", "0.8884 ± 0.0020      983 ± 164      809 ± 81       3.6%",
+			"rl-duration-aware  17s, 12m30s, 12m25s",
+		}},
 		// RL behind at length: two no-learn improve walks reached lines
 		// (complement naive Bayes pooled at weight 0.05, a linear SVM on word
 		// and character n-grams) that RL's runs reached late or never.
