@@ -61,7 +61,7 @@ func benchMLEBench(ctx context.Context, args []string, stdout, stderr io.Writer)
 	rc.Instrument, rc.Timeout, rc.Memory, rc.Isolation = ef.instrument, ef.timeout, ef.memory, ef.isolation
 	rc.InstrumenterURL, rc.InstrumenterModel = ef.instrumenterURL, ef.instrumenterModel
 	pf.apply(&rc)
-	lf.apply(&rc)
+	lf.apply(&rc, set)
 	probe := rc
 	probe.Tasks = ids // each competition's run names its own task
 	if err := probe.check(); err != nil {

@@ -147,7 +147,7 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rc runConfig
-	lf.apply(&rc)
+	lf.apply(&rc, map[string]bool{"prior-on-repeat": true})
 	if raw, err := json.Marshal(rc); err != nil || rc.Screen != 8 || !strings.Contains(string(raw), `"screen":8`) {
 		t.Errorf("--screen 8: run config %d, JSON %s (%v)", rc.Screen, raw, err)
 	}
@@ -184,7 +184,9 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		rc := runConfig{Policy: tc.policy, NoLearn: tc.noLearn}
-		lf.apply(&rc)
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		lf.apply(&rc, set)
 		raw, err := json.Marshal(rc)
 		if err != nil || rc.PriorOnRepeat != tc.want || strings.Contains(string(raw), "prior_on_repeat") != tc.want ||
 			strings.Contains(string(raw), `"screen"`) || strings.Contains(string(raw), "screen_per_second") {
@@ -199,7 +201,7 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rc runConfig
-		lf.apply(&rc)
+		lf.apply(&rc, nil)
 		raw, err := json.Marshal(rc)
 		if err != nil || rc.Mix != tc.want || (tc.want == "") == strings.Contains(string(raw), `"mix"`) {
 			t.Errorf("--mix %s: run config mix %q, JSON %s (%v); want %q", tc.arg, rc.Mix, raw, err, tc.want)

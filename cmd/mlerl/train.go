@@ -165,7 +165,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			InstrumenterURL: ef.instrumenterURL, InstrumenterModel: ef.instrumenterModel, Cache: *cacheDir,
 		}
 		pf.apply(&rc)
-		lf.apply(&rc)
+		lf.apply(&rc, set)
 	}
 	if err := rc.check(); err != nil {
 		return exitStatus(stderr, err)
@@ -508,11 +508,9 @@ type learnFlags struct {
 	utility, improveCredit, mix    string
 	timeCharge, elite, editFloor   float64
 	buffer, lines, widen, screen   int
-	fs                             *flag.FlagSet // to tell a flag given from its default
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
-	f.fs = fs
 	d := rl.DefaultConfig()
 	fs.BoolVar(&f.durationAware, "duration-aware", d.DurationAware, "weight each sample's advantage by its execution time (SPEC.md §1); false gives the naive update")
 	fs.StringVar(&f.utility, "utility", d.Utility, "what advantages are computed from: rank (a result's standing among the task's results so far) or reward (the paper's)")
@@ -531,25 +529,19 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
 
-// given says whether the command line named the flag.
-func (f *learnFlags) given(name string) bool {
-	set := false
-	if f.fs != nil {
-		f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
-	}
-	return set
-}
-
-func (f *learnFlags) apply(rc *runConfig) {
+// apply copies the flags into rc; set names the flags the command line
+// gave, as each command collects them, for the defaults that depend on
+// rc's policy (callers set Policy and NoLearn first).
+func (f *learnFlags) apply(rc *runConfig, set map[string]bool) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
 	rc.ScreenPerSecond, rc.ChargeSlowerOnly = f.screenPerSecond, f.chargeSlowerOnly
-	if !f.given("prior-on-repeat") {
+	if !set["prior-on-repeat"] {
 		// On where it was measured to pay (bench/RESULTS.md, movie-ratings
 		// at 20 minutes): the recipe policy learning. --no-learn stays the
 		// frozen prior the bench's no-learn arm is, and a language model
-		// has no prior to floor toward. Callers set Policy and NoLearn first.
+		// has no prior to floor toward.
 		rc.PriorOnRepeat = rc.Policy == "recipe" && !rc.NoLearn
 	}
 	if f.mix == rl.MixHalf {
