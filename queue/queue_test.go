@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -132,8 +133,15 @@ func startWorker(t testing.TB, b *Broker, w *Worker) {
 	go func() { done <- w.Run(ctx, b) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("worker: %v", err)
+		// A worker that does not stop is a failure with every goroutine's
+		// stack in the log, not a package-wide timeout whose dump scrolls away.
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("worker: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("worker still running 30 s after its context was cancelled:\n%s", goroutines())
 		}
 	})
 }
@@ -147,7 +155,7 @@ func collect(t testing.TB, e *Env, n int) map[string]episode.Result {
 	for len(got) < n {
 		ex, err := e.Next(ctx)
 		if err != nil {
-			t.Fatalf("after %d of %d results: %v", len(got), n, err)
+			t.Fatalf("after %d of %d results: %v\n%s", len(got), n, err, goroutines())
 		}
 		p, ok := graders.Load(ex.Task)
 		if !ok {
@@ -165,8 +173,11 @@ func collect(t testing.TB, e *Env, n int) map[string]episode.Result {
 func submit(t testing.TB, e *Env, jobs ...episode.Job) {
 	t.Helper()
 	for _, j := range jobs {
-		if err := e.Submit(context.Background(), j); err != nil {
-			t.Fatal(err)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := e.Submit(ctx, j)
+		cancel()
+		if err != nil {
+			t.Fatalf("submit %s: %v\n%s", j.ID, err, goroutines())
 		}
 	}
 }
@@ -183,8 +194,10 @@ func TestRoundTripGradesOnTrainer(t *testing.T) {
 	e := newEnv(t, b, p)
 	fx := &fakeExec{}
 	startWorker(t, b, &Worker{Exec: fx, Slots: 3, Data: LocalData{"tiny-auc": p.Task.PublicDir()}})
-	if err := e.WaitSlots(context.Background(), 3, nil); err != nil {
-		t.Fatal(err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := e.WaitSlots(ctx, 3, nil); err != nil {
+		t.Fatalf("waiting for the worker's 3 slots: %v\n%s", err, goroutines())
 	}
 	if e.Slots() != 3 {
 		t.Fatalf("Slots() = %d, want 3", e.Slots())
@@ -262,12 +275,18 @@ func TestDuplicateResultsRecordedOnce(t *testing.T) {
 
 // waitFor polls cond until it holds, failing after a generous bound; what is
 // shown on failure.
+// goroutines is every goroutine's stack, for a failure that is a hang.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
 func waitFor(t testing.TB, cond func() bool, what func() string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("condition not reached: %s", what())
+			t.Fatalf("condition not reached: %s\n%s", what(), goroutines())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -301,8 +320,13 @@ func TestResumeReusesMatchingResultsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	submit(t, e1, job("run-0", "gate;sub:"+perfect), job("run-1", "gate;sub:"+perfect))
-	<-started
-	<-started
+	for i := range 2 {
+		select {
+		case <-started:
+		case <-ctx.Done():
+			t.Fatalf("%d of 2 jobs started: %v\n%s", i, ctx.Err(), goroutines())
+		}
+	}
 	e1.Close() // the crash: both jobs are running, nobody reads results
 
 	// The resumed trainer: same broker, not a fresh run.
@@ -480,7 +504,8 @@ func (h *retryLog) attempts() []int64 {
 func TestTaskDataCachedByChecksum(t *testing.T) {
 	p := fixture(t)
 	b := inProcess(t, "", SetupConfig{})
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	sum, err := b.PublishData(ctx, p.Task.PublicDir())
 	if err != nil {
 		t.Fatal(err)
@@ -542,5 +567,49 @@ func TestLongJobHeartbeatPreventsRedelivery(t *testing.T) {
 	}
 	if s := e.Stats(); runs.Load() != 1 || s.Redelivered != 0 || s.Results != 1 {
 		t.Errorf("%d runs, stats %+v: the job was redelivered while its worker was alive", runs.Load(), s)
+	}
+}
+
+// A worker told to stop while the broker refuses its finished result (here
+// the results stream is gone) gives up after StopGrace instead of retrying
+// for the ten minutes a live worker would.
+func TestWorkerStopsWhileResultUndeliverable(t *testing.T) {
+	p := fixture(t)
+	b := inProcess(t, "", SetupConfig{})
+	e := newEnv(t, b, p)
+	fx := &fakeExec{release: make(chan struct{})}
+	started := make(chan string, 1)
+	w := &Worker{Exec: fx, Slots: 1, Data: LocalData{"tiny-auc": p.Task.PublicDir()}, StopGrace: 200 * time.Millisecond,
+		Started: func(id string, _ uint64) { started <- id }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, b) }()
+	submit(t, e, job("stuck-0", "gate;sub:"+perfect))
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatalf("the job never started\n%s", goroutines())
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer dcancel()
+	if err := b.js.DeleteStream(dctx, b.n.resultsStream); err != nil {
+		t.Fatal(err)
+	}
+	close(fx.release) // the run finishes; its result has nowhere to go
+	// Let the worker reach its publish retries (a result stored would make
+	// the test prove nothing): the stream is gone, so Done stays 0.
+	time.Sleep(500 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("worker still retrying 30 s after it was told to stop (grace 200 ms)\n%s", goroutines())
+	}
+	if w.Done() != 0 {
+		t.Errorf("%d results published to a deleted stream", w.Done())
 	}
 }

@@ -42,7 +42,12 @@ type Worker struct {
 	Repeat int
 	// Started, when set, is called as each job starts executing (tests, logs).
 	Started func(episode string, attempt uint64)
-	Log     *slog.Logger
+	// StopGrace is how long a result that finished keeps being offered to
+	// the broker once ctx ends (default 10 s): long enough for a broker that
+	// is up, short enough that a stopped worker does not linger for one that
+	// is not.
+	StopGrace time.Duration
+	Log       *slog.Logger
 
 	busy atomic.Int64
 	done atomic.Int64
@@ -239,13 +244,18 @@ func heartbeat(ctx context.Context, m jetstream.Msg, ackWait time.Duration, log 
 // deliver publishes a finished job's result, then acks the job.
 func (w *Worker) deliver(ctx context.Context, b *Broker, m jetstream.Msg, jm jobMsg, rm resultMsg, seq uint64, log *slog.Logger) {
 	attempt := rm.Attempt
-	// A result that finished is worth delivering even while shutting down.
+	// A result that finished is worth delivering even while shutting down,
+	// but only for StopGrace after ctx ends, whether it ended before this
+	// call or during its retries: a worker told to stop while the broker
+	// refuses results must not go on retrying for the full ten minutes.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
 	defer cancel()
-	if ctx.Err() != nil {
-		pctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
+	grace := w.StopGrace
+	if grace <= 0 {
+		grace = 10 * time.Second
 	}
+	stopGrace := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	defer stopGrace()
 	// One name for this delivery's result, in the submission store and as the
 	// message id: unique across resumes (seq), stable across retries. The
 	// random part is for a server SIGKILLed just after delivering the job:
