@@ -955,12 +955,31 @@ func (r *Result) Print(w io.Writer) {
 				fmt.Sprintf("%.1f%%", 100*a.FailureRate.Mean),
 				fmt.Sprintf("%.1f ± %.1f", a.Updates.Mean, a.Updates.SE), late, vs)
 		}
+		printSpent(w, arms)
 		if note := seedNote(arms); note != "" {
 			fmt.Fprintf(w, "  seeds differ between arms (merged results; the gaps compare all of each arm's runs): %s\n", note)
 		}
 		printCurve(w, arms, base)
 		printStopped(w, arms, r.Budget)
 		fmt.Fprintln(w)
+	}
+}
+
+// printSpent says, per seed, how often an arm's improve prompt found its
+// parent's edits spent and was answered from scratch: those episodes count
+// as scratch ones above, so without this line a run that gave up improving
+// looks like one that chose not to.
+func printSpent(w io.Writer, arms []Arm) {
+	for _, a := range arms {
+		spent := false
+		cells := make([]string, len(a.Runs))
+		for i, r := range a.Runs {
+			cells[i] = fmt.Sprintf("%d", r.ImproveAsScratch)
+			spent = spent || r.ImproveAsScratch > 0
+		}
+		if spent {
+			fmt.Fprintf(w, "  %s: improve prompts answered from scratch (the parent's edits spent), per seed: %s\n", a.Arm, strings.Join(cells, " / "))
+		}
 	}
 }
 

@@ -276,7 +276,7 @@ func TestPrintColumns(t *testing.T) {
 		}},
 		{Task: "t", Arm: DurationAware, LowerIsBetter: true, Runs: []Run{
 			{Seed: 1, Best: f(0.55), Episodes: 22, Distinct: 22, Updates: 2},
-			{Seed: 2, Best: f(0.45), Episodes: 24, Distinct: 24, Updates: 3},
+			{Seed: 2, Best: f(0.45), Episodes: 24, Distinct: 24, Updates: 3, ImproveAsScratch: 4},
 		}},
 	}}
 	for i := range res.Arms {
@@ -284,6 +284,11 @@ func TestPrintColumns(t *testing.T) {
 	}
 	var out bytes.Buffer
 	res.Print(&out)
+	// Only the arm whose improve prompts fell back to scratch gets the line.
+	if want := DurationAware + ": improve prompts answered from scratch (the parent's edits spent), per seed: 0 / 4"; !strings.Contains(out.String(), want) ||
+		strings.Contains(out.String(), NoLearn+": improve prompts") {
+		t.Errorf("want the line %q for %s only:\n%s", want, DurationAware, out.String())
+	}
 	lines := strings.Split(out.String(), "\n")
 	var header string
 	rows := map[string]string{}
