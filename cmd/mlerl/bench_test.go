@@ -479,6 +479,16 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.3257 ± 0.0006 (+1.0 SE)", // RL at 5 minutes
 			"rl-duration-aware  43s, 19m23s, 19m20s", "no-learn           9m18s, 10m29s, 18m23s",
 		}},
+		// The new default (prior on repeat) at length on austen-authorship,
+		// a new store: no program run twice, RL still behind; its seed 1
+		// stays on the program it had at 22 seconds.
+		{"austen-authorship with prior on repeat at 20 minutes", results("austen-20m-93fdd4d-por"), []string{
+			"binary 93fdd4d57e51", "walks that only repeat plans turn to the prior", "2214 programs really run",
+			"0.3065 ± 0.0115      542 ± 43       542 ± 43       1.7%", "0.2906 ± 0.0056      436 ± 37       435 ± 37       1.4%", "-0.0159 (-1.2 SE)",
+			"0.3113 ± 0.0131 (-1.4 SE)", // RL at 15 minutes
+			"improve prompts answered from scratch (the parent's edits spent), per seed: 6 / 0 / 2",
+			"rl-duration-aware  22s, 18m20s, 7m28s", "no-learn           12m14s, 13m56s, 8m21s",
+		}},
 		// The model of results (--screen 8) against no-learn run on the
 		// same machine and store (the file above ran programs 1.75 times as
 		// slowly): first as committed in 1a93d1b, then with repeats and
