@@ -273,14 +273,14 @@ func TestDuplicateResultsRecordedOnce(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds, failing after a generous bound; what is
-// shown on failure.
 // goroutines is every goroutine's stack, for a failure that is a hang.
 func goroutines() string {
 	buf := make([]byte, 1<<20)
 	return string(buf[:runtime.Stack(buf, true)])
 }
 
+// waitFor polls cond until it holds, failing after a generous bound; what is
+// shown on failure.
 func waitFor(t testing.TB, cond func() bool, what func() string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
@@ -597,8 +597,10 @@ func TestWorkerStopsWhileResultUndeliverable(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(fx.release) // the run finishes; its result has nowhere to go
-	// Let the worker reach its publish retries (a result stored would make
-	// the test prove nothing): the stream is gone, so Done stays 0.
+	// Let the worker reach its publish retries: the stop must come during
+	// them, where the old code kept retrying for ten minutes. (On a machine
+	// so slow that it comes before them the test passes and proves less;
+	// it cannot flake.) The stream is gone, so Done stays 0.
 	time.Sleep(500 * time.Millisecond)
 	cancel()
 	select {
