@@ -125,25 +125,34 @@ func config(p *episode.Prepared) EnvConfig {
 // graders holds the tasks the tests' envs serve, by name, for collect.
 var graders sync.Map
 
-// startWorker runs w against b until the test ends.
-func startWorker(t testing.TB, b *Broker, w *Worker) {
+// startWorker runs w against b until the test ends or stop is called; stop
+// reports whether Run returned (after its error, if any, fails the test).
+func startWorker(t testing.TB, b *Broker, w *Worker) (stop func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx, b) }()
-	t.Cleanup(func() {
-		cancel()
-		// A worker that does not stop is a failure with every goroutine's
-		// stack in the log, not a package-wide timeout whose dump scrolls away.
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("worker: %v", err)
+	var once sync.Once
+	var returned bool
+	stop = func() bool {
+		once.Do(func() {
+			cancel()
+			// A worker that does not stop is a failure with every goroutine's
+			// stack in the log, not a package-wide timeout whose dump scrolls away.
+			select {
+			case err := <-done:
+				returned = true
+				if err != nil {
+					t.Errorf("worker: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("worker still running 30 s after its context was cancelled:\n%s", goroutines())
 			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("worker still running 30 s after its context was cancelled:\n%s", goroutines())
-		}
-	})
+		})
+		return returned
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // collect takes n results from e, failing after a generous bound.
@@ -581,10 +590,7 @@ func TestWorkerStopsWhileResultUndeliverable(t *testing.T) {
 	started := make(chan string, 1)
 	w := &Worker{Exec: fx, Slots: 1, Data: LocalData{"tiny-auc": p.Task.PublicDir()}, StopGrace: 200 * time.Millisecond,
 		Started: func(id string, _ uint64) { started <- id }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx, b) }()
+	stop := startWorker(t, b, w)
 	submit(t, e, job("stuck-0", "gate;sub:"+perfect))
 	select {
 	case <-started:
@@ -602,14 +608,8 @@ func TestWorkerStopsWhileResultUndeliverable(t *testing.T) {
 	// so slow that it comes before them the test passes and proves less;
 	// it cannot flake.) The stream is gone, so Done stays 0.
 	time.Sleep(500 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("worker: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("worker still retrying 30 s after it was told to stop (grace 200 ms)\n%s", goroutines())
+	if !stop() {
+		t.Fatal("worker still retrying 30 s after it was told to stop (grace 200 ms)")
 	}
 	if w.Done() != 0 {
 		t.Errorf("%d results published to a deleted stream", w.Done())
