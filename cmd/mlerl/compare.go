@@ -44,6 +44,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "RL arms: q in [0,1), only programs beating the share q of the task's results so far earn credit above the worst valid one (0: plain ranks)")
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "RL arms: credit per decision, each hyperparameter judged against the task's programs of its own model family")
 	editFloor := fs.Float64("edit-floor", 0, "RL arms: the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (0: none)")
+	scratchPrior := fs.Float64("scratch-prior", 0, "RL arms: the share in [0,1] of scratch programs drawn wholly from the prior, the prompting baseline's walk, so a model family the learnt policy stopped drawing stays reachable (0: none)")
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	lines := fs.Int("lines", 0, "every arm: also keep the best program of each model family, and give half the improve prompts to the best of one of the N best families other than the best program's (0: off)")
@@ -91,6 +92,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	screenErr := recipe.CheckScreen(*screenK)
 	perSecondErr := recipe.CheckScreenPerSecond(*screenK, *screenPerSecond)
 	editFloorErr := recipe.CheckEditFloor(*editFloor)
+	scratchPriorErr := recipe.CheckScratchPrior(*scratchPrior)
 	switch {
 	case fs.NArg() > 0:
 		return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
@@ -110,6 +112,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --widen: %v", widenErr)
 	case editFloorErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --edit-floor: %v", editFloorErr)
+	case scratchPriorErr != nil:
+		return usageErrorf("bench rl-vs-prompting: --scratch-prior: %v", scratchPriorErr)
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
@@ -143,7 +147,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
 		Learning: compare.Learning{Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, ChargeSlowerOnly: *slowerOnly, Elite: *elite,
-			DecisionCredit: *decisionCredit, EditFloor: *editFloor, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
+			DecisionCredit: *decisionCredit, EditFloor: *editFloor, ScratchPrior: *scratchPrior, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
 			ScreenPerSecond: *screenPerSecond, InitPolicy: *initPolicy, Buffer: *buffer},
 		RunsDir: *runsDir, Parallel: *parallel,
 		Grid: *grid, Lines: *lines, AdaptiveMix: adaptive,

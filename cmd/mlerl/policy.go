@@ -74,6 +74,9 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		if err := pol.SetEditFloor(rc.EditFloor); err != nil {
 			return nil, usageErrorf("train: --edit-floor: %v", err)
 		}
+		if err := pol.SetScratchPrior(rc.ScratchPrior); err != nil {
+			return nil, usageErrorf("train: --scratch-prior: %v", err)
+		}
 		pol.SetPriorOnRepeat(rc.PriorOnRepeat)
 		if err := pol.SetScreen(rc.Screen); err != nil {
 			return nil, usageErrorf("train: --screen: %v", err)

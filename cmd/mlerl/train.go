@@ -55,6 +55,9 @@ type runConfig struct {
 	// EditFloor is recipe.Policy.SetEditFloor's share; absent is 0, as runs
 	// before it.
 	EditFloor float64 `json:"edit_floor,omitempty"`
+	// ScratchPrior is recipe.Policy.SetScratchPrior's share; absent is 0,
+	// as runs before it.
+	ScratchPrior float64 `json:"scratch_prior,omitempty"`
 	// Buffer is rl.Config.BufferSize; a run.json without it is from when
 	// every run kept rl.PaperBuffer and resumes with that, as it started.
 	Buffer int `json:"buffer,omitempty"`
@@ -268,6 +271,7 @@ func (rc runConfig) check() error {
 	}
 	shapingErr := rc.learner().CheckShaping()
 	editFloorErr := recipe.CheckEditFloor(rc.EditFloor)
+	scratchPriorErr := recipe.CheckScratchPrior(rc.ScratchPrior)
 	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
 	screenErr := recipe.CheckScreen(rc.Screen)
 	perSecondErr := recipe.CheckScreenPerSecond(rc.Screen, rc.ScreenPerSecond)
@@ -296,6 +300,10 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --edit-floor: %v", editFloorErr)
 	case rc.EditFloor != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --edit-floor needs the recipe policy, whose improve walks it floors (--policy %s has none)", rc.Policy)
+	case scratchPriorErr != nil:
+		return usageErrorf("train: --scratch-prior: %v", scratchPriorErr)
+	case rc.ScratchPrior != 0 && rc.Policy != "recipe":
+		return usageErrorf("train: --scratch-prior needs the recipe policy, whose scratch walks it gives to its prior (--policy %s has no separate prior)", rc.Policy)
 	case widenErr != nil:
 		return usageErrorf("train: --widen: %v", widenErr)
 	case rc.WidenAfter != 0 && rc.Policy != "recipe":
@@ -507,6 +515,7 @@ type learnFlags struct {
 	chargeSlowerOnly               bool
 	utility, improveCredit, mix    string
 	timeCharge, elite, editFloor   float64
+	scratchPrior                   float64
 	buffer, lines, widen, screen   int
 }
 
@@ -526,6 +535,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", true, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (default: on when the recipe policy learns; off with --no-learn or --policy llm unless given; =false repeats)")
 	fs.IntVar(&f.screen, "screen", 0, "draw K new candidate programs per prompt and run the one a model of the run's results (a Bayesian linear model over the plans' choices) expects to improve most on the task's best (recipe policy; 0: off, the first draw)")
 	fs.BoolVar(&f.screenPerSecond, "screen-per-second", false, "with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts, not of most expected improvement")
+	fs.Float64Var(&f.scratchPrior, "scratch-prior", 0, "the share in [0,1] of scratch programs drawn wholly from the prior, the prompting baseline's walk, so a model family the learnt policy stopped drawing stays reachable (recipe policy; 0: none)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
 
@@ -536,7 +546,7 @@ func (f *learnFlags) apply(rc *runConfig, set map[string]bool) {
 	rc.DurationAware, rc.Utility, rc.ImproveCredit, rc.TimeCharge, rc.Elite, rc.Buffer, rc.DecisionCredit, rc.EditFloor =
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
-	rc.ScreenPerSecond, rc.ChargeSlowerOnly = f.screenPerSecond, f.chargeSlowerOnly
+	rc.ScreenPerSecond, rc.ChargeSlowerOnly, rc.ScratchPrior = f.screenPerSecond, f.chargeSlowerOnly, f.scratchPrior
 	if !set["prior-on-repeat"] {
 		// On where it was measured to pay (bench/RESULTS.md, movie-ratings
 		// at 20 minutes): the recipe policy learning. --no-learn stays the

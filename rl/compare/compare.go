@@ -840,6 +840,15 @@ func floorNote(f float64) string {
 	return fmt.Sprintf(", edit floor %g", f)
 }
 
+// scratchPriorNote says what share of the RL arms' scratch programs the
+// prior draws (recipe.Policy.SetScratchPrior).
+func scratchPriorNote(f float64) string {
+	if f == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %g of scratch programs drawn from the prior", f)
+}
+
 // widenNote says when the RL arms' improve walks widen (rl.Config.WidenAfter).
 func widenNote(n int) string {
 	if n == 0 {
@@ -915,7 +924,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g%s, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.ImproveCredit, r.TimeCharge, slowerNote(r.ChargeSlowerOnly), r.Elite, r.DecisionCredit, r.Buffer, floorNote(r.EditFloor)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.InitPolicy), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.ImproveCredit, r.TimeCharge, slowerNote(r.ChargeSlowerOnly), r.Elite, r.DecisionCredit, r.Buffer, floorNote(r.EditFloor)+scratchPriorNote(r.ScratchPrior)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.InitPolicy), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

@@ -35,6 +35,8 @@ type Learning struct {
 	DecisionCredit bool `json:"rl_decision_credit,omitempty" what:"decision credit"`
 	// EditFloor is recipe.Policy.SetEditFloor's share (0: off).
 	EditFloor float64 `json:"rl_edit_floor,omitempty" what:"edit floor"`
+	// ScratchPrior is recipe.Policy.SetScratchPrior's share (0: off).
+	ScratchPrior float64 `json:"rl_scratch_prior,omitempty" what:"scratch prior"`
 	// WidenAfter is rl.Config.WidenAfter (0: off): the prompting
 	// baseline's walks are the prior's already.
 	WidenAfter int `json:"rl_widen_after,omitempty" what:"widen after"`
@@ -73,7 +75,7 @@ func (l Learning) config() rl.Config {
 // check refuses settings no RL arm could run with, before any run starts.
 func (l Learning) check() error {
 	return errors.Join(l.config().CheckShaping(), recipe.CheckScreenPerSecond(l.Screen, l.ScreenPerSecond),
-		recipe.CheckEditFloor(l.EditFloor), rl.CheckWidenAfter(l.WidenAfter), recipe.CheckScreen(l.Screen))
+		recipe.CheckEditFloor(l.EditFloor), recipe.CheckScratchPrior(l.ScratchPrior), rl.CheckWidenAfter(l.WidenAfter), recipe.CheckScreen(l.Screen))
 }
 
 // learner sets the learner's part of l in rc; empty settings leave rc's.
@@ -86,7 +88,7 @@ func (l Learning) learner(rc *rl.Config) {
 // policy sets the policy's part of l in rp (the initial policy is loaded
 // by the caller, which has the run folder code).
 func (l Learning) policy(rp *recipe.Policy) error {
-	err := rp.SetEditFloor(l.EditFloor)
+	err := errors.Join(rp.SetEditFloor(l.EditFloor), rp.SetScratchPrior(l.ScratchPrior))
 	rp.SetPriorOnRepeat(l.PriorOnRepeat)
 	rp.SetScreenPerSecond(l.ScreenPerSecond)
 	return errors.Join(err, rp.SetScreen(l.Screen))

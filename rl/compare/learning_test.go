@@ -104,6 +104,7 @@ func TestLearningCheck(t *testing.T) {
 		{Learning{Elite: 0.2, TimeCharge: 0.25, ChargeSlowerOnly: true, Screen: 8}, ""},
 		{Learning{Screen: 1}, "screen 1"},
 		{Learning{EditFloor: 1.5}, "edit floor 1.5"},
+		{Learning{ScratchPrior: -0.2}, "scratch prior -0.2"},
 		{Learning{WidenAfter: -1}, "widen"},
 	} {
 		err := tc.l.check()

@@ -135,6 +135,7 @@ func TestMerge(t *testing.T) {
 		{"threads", []*Result{nl, part(with(func(r *Result) { r.Settings.Threads = 2 }), DurationAware, map[uint64]float64{1: 0.5})}, "threads 1"},
 		{"RL settings", []*Result{rl, part(with(func(r *Result) { r.Buffer = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different buffer (1, 8)"},
 		{"edit floor", []*Result{rl, part(with(func(r *Result) { r.EditFloor = 0.5 }), DurationAware, map[uint64]float64{4: 0.5})}, "different edit floor (0, 0.5)"},
+		{"scratch prior", []*Result{rl, part(with(func(r *Result) { r.ScratchPrior = 0.25 }), DurationAware, map[uint64]float64{4: 0.5})}, "different scratch prior (0, 0.25)"},
 		{"widen", []*Result{rl, part(with(func(r *Result) { r.WidenAfter = 64 }), DurationAware, map[uint64]float64{4: 0.5})}, "different widen after (0, 64)"},
 		{"prior on repeat", []*Result{rl, part(with(func(r *Result) { r.PriorOnRepeat = true }), DurationAware, map[uint64]float64{4: 0.5})}, "different prior on repeat (false, true)"},
 		{"screen", []*Result{rl, part(with(func(r *Result) { r.Screen = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different screen (0, 8)"},
