@@ -492,6 +492,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"improve prompts answered from scratch (the parent's edits spent), per seed: 6 / 0 / 2",
 			"rl-duration-aware  22s, 18m20s, 7m28s", "no-learn           12m14s, 13m56s, 8m21s",
 		}},
+		// Half of RL's scratch walks drawn from the prior, on the store of
+		// the file above: no-learn replays it to the same numbers.
+		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{
+			"binary 8f431a8a52d3", "0.5 of scratch programs drawn from the prior", "659 programs really run",
+			"0.2993 ± 0.0074      427 ± 21       427 ± 21       1.7%", "0.2906 ± 0.0056      436 ± 37       435 ± 37       1.4%", "-0.0087 (-0.9 SE)",
+			"0.3116 ± 0.0066 (-2.4 SE)", // RL at 15 minutes
+			"rl-duration-aware  15m44s, 12m59s, 19m24s", "no-learn           12m14s, 13m56s, 8m21s",
+		}},
 		// The model of results (--screen 8) against no-learn run on the
 		// same machine and store (the file above ran programs 1.75 times as
 		// slowly): first as committed in 1a93d1b, then with repeats and

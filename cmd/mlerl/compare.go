@@ -44,7 +44,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	elite := fs.Float64("elite", rl.DefaultConfig().Elite, "RL arms: q in [0,1), only programs beating the share q of the task's results so far earn credit above the worst valid one (0: plain ranks)")
 	decisionCredit := fs.Bool("decision-credit", rl.DefaultConfig().DecisionCredit, "RL arms: credit per decision, each hyperparameter judged against the task's programs of its own model family")
 	editFloor := fs.Float64("edit-floor", 0, "RL arms: the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (0: none)")
-	scratchPrior := fs.Float64("scratch-prior", 0, "RL arms: the share in [0,1] of scratch programs drawn wholly from the prior, the prompting baseline's walk, so a model family the learnt policy stopped drawing stays reachable (0: none)")
+	scratchPrior := fs.Float64("scratch-prior", DefaultScratchPrior, "RL arms: the share in [0,1] of scratch programs drawn wholly from the prior, the prompting baseline's walk, so a model family the learnt policy stopped drawing stays reachable (=0: none, as before 2026-12-04)")
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	lines := fs.Int("lines", 0, "every arm: also keep the best program of each model family, and give half the improve prompts to the best of one of the N best families other than the best program's (0: off)")

@@ -164,18 +164,21 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	// Without the flag, prior on repeat is on where the recipe policy
 	// learns and off (absent from run.json, as runs from before it) with
 	// --no-learn, with the llm policy, or when turned off by name.
+	// The scratch prior likewise: DefaultScratchPrior where the recipe
+	// policy learns, else 0 (absent from run.json), unless given.
 	for _, tc := range []struct {
-		name    string
-		args    []string
-		policy  string
-		noLearn bool
-		want    bool
+		name      string
+		args      []string
+		policy    string
+		noLearn   bool
+		want      bool
+		wantShare float64
 	}{
-		{"recipe learning", nil, "recipe", false, true},
-		{"recipe --no-learn", nil, "recipe", true, false},
-		{"llm", nil, "llm", false, false},
-		{"recipe =false", []string{"--prior-on-repeat=false"}, "recipe", false, false},
-		{"recipe --no-learn, given", []string{"--prior-on-repeat"}, "recipe", true, true},
+		{"recipe learning", nil, "recipe", false, true, DefaultScratchPrior},
+		{"recipe --no-learn", nil, "recipe", true, false, 0},
+		{"llm", nil, "llm", false, false, 0},
+		{"recipe =false", []string{"--prior-on-repeat=false", "--scratch-prior", "0"}, "recipe", false, false, 0},
+		{"recipe --no-learn, given", []string{"--prior-on-repeat", "--scratch-prior", "0.25"}, "recipe", true, true, 0.25},
 	} {
 		fs := flag.NewFlagSet("train", flag.ContinueOnError)
 		var lf learnFlags
@@ -191,6 +194,9 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 		if err != nil || rc.PriorOnRepeat != tc.want || strings.Contains(string(raw), "prior_on_repeat") != tc.want ||
 			strings.Contains(string(raw), `"screen"`) || strings.Contains(string(raw), "screen_per_second") {
 			t.Errorf("%s: prior on repeat %v, JSON %s (%v); want %v", tc.name, rc.PriorOnRepeat, raw, err, tc.want)
+		}
+		if rc.ScratchPrior != tc.wantShare || strings.Contains(string(raw), "scratch_prior") != (tc.wantShare != 0) {
+			t.Errorf("%s: scratch prior %v, JSON %s; want %v", tc.name, rc.ScratchPrior, raw, tc.wantShare)
 		}
 	}
 	for _, tc := range []struct{ arg, want string }{{"adaptive", "adaptive"}, {"half", ""}} {
