@@ -492,6 +492,17 @@ func TestBenchMergeResults(t *testing.T) {
 			"improve prompts answered from scratch (the parent's edits spent), per seed: 6 / 0 / 2",
 			"rl-duration-aware  22s, 18m20s, 7m28s", "no-learn           12m14s, 13m56s, 8m21s",
 		}},
+		// hpc-job-class at 4 minutes on one new store: no-learn and the
+		// default in one process, the scratch prior in another beside it.
+		{"hpc-job-class, the default and --scratch-prior 0.5 at 4 minutes", results("hpc-4m-8f431a8-default") + "@no-learn," + results("hpc-4m-8f431a8-scratch-prior"), []string{
+			"0.5 of scratch programs drawn from the prior", "1349 programs really run",
+			"0.8846 ± 0.0019      193 ± 16       193 ± 16       3.9%", "0.8858 ± 0.0018      180 ± 13       180 ± 13       4.4%", "-0.0012 (-0.4 SE)",
+			"rl-duration-aware  3m9s, 3m27s, 3m55s, 11s, 19s",
+		}},
+		{"hpc-job-class, the default at 4 minutes on the scratch prior's store", results("hpc-4m-8f431a8-default"), []string{
+			"binary 8f431a8a52d3", "1183 programs really run",
+			"0.8816 ± 0.0012      184 ± 17       184 ± 17       5.8%", "-0.0041 (-1.9 SE)", "0.8816 ± 0.0012 (-1.1 SE)",
+		}},
 		// Half of RL's scratch walks drawn from the prior, on the store of
 		// the file above: no-learn replays it to the same numbers.
 		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{

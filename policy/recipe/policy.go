@@ -181,7 +181,8 @@ func CheckEditFloor(f float64) error { return checkShare("edit floor", f) }
 // Such walks' PPO ratio is 1 (the mixture is the prior alone), so they teach
 // the net nothing directly; what they find reaches it as the parent of
 // improve walks. The coin is drawn only when f > 0, so a run without it
-// draws exactly what it drew before. 0, off, is the default.
+// draws exactly what it drew before. A Policy starts at 0; mlerl train and
+// bench set 0.5 where it learns, as measured (bench/RESULTS.md, 2026-12-04).
 func (p *Policy) SetScratchPrior(f float64) error {
 	if err := CheckScratchPrior(f); err != nil {
 		return fmt.Errorf("recipe policy: %w", err)
