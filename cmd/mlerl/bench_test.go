@@ -503,6 +503,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"binary 8f431a8a52d3", "1183 programs really run",
 			"0.8816 ± 0.0012      184 ± 17       184 ± 17       5.8%", "-0.0041 (-1.9 SE)", "0.8816 ± 0.0012 (-1.1 SE)",
 		}},
+		// The new default (scratch prior 0.5) on a held-out task at 4 minutes.
+		{"tate-artwork-year with the scratch prior default at 4 minutes", results("tate-4m-be77d08-scratch-prior"), []string{
+			"binary be77d08ae4a2", "0.5 of scratch programs drawn from the prior", "1727 programs really run",
+			"2.4698 ± 0.0091      218 ± 15       218 ± 15       1.0%", "2.4685 ± 0.0125      195 ± 9        195 ± 9        0.9%", "-0.0013 (-0.1 SE)",
+			"2.5097 ± 0.0113 (+2.1 SE)", // RL at 1 minute
+		}},
+		{"tate-artwork-year, the RL arm without the scratch prior on the same store", results("tate-4m-be77d08-scratch-prior") + "@no-learn," + results("tate-4m-be77d08-scratch-prior-0"), []string{
+			"2.4555 ± 0.0044      260 ± 21       260 ± 21       0.7%", "+0.0130 (+1.0 SE)",
+		}},
 		// Half of RL's scratch walks drawn from the prior, on the store of
 		// the file above: no-learn replays it to the same numbers.
 		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{
