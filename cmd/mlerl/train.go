@@ -508,7 +508,9 @@ func (s rankSink) Summary(sum rl.Summary) error {
 // DefaultScratchPrior is --scratch-prior's share where the recipe policy
 // learns (recipe.Policy.SetScratchPrior): on austen-authorship at 20
 // minutes and hpc-job-class at 4 it put RL's best ahead of the default
-// without it (+0.5 and +1.3 SE; bench/RESULTS.md, 2026-12-04).
+// without it (+0.5 and +1.3 SE), by the rule it was adopted under; on
+// tate-artwork-year at 4, measured after, it was 1.4 SE behind that default
+// (bench/RESULTS.md, 2026-12-04): the next measurement must weigh both.
 const DefaultScratchPrior = 0.5
 
 // learnFlags are the learner's settings, train's and bench mlebench's alike,

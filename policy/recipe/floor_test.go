@@ -183,16 +183,19 @@ func TestWidenReturnsEditsToThePrior(t *testing.T) {
 	}
 }
 
-func TestSetEditFloorRejectsNonShares(t *testing.T) {
+// Both shares of the prior refuse what is not in [0, 1].
+func TestShareSettersRejectNonShares(t *testing.T) {
 	p, _ := fixturePolicy(t, "tiny-churn", 1)
-	for _, f := range []float64{-0.1, 1.01, math.NaN(), math.Inf(1)} {
-		if err := p.SetEditFloor(f); err == nil {
-			t.Errorf("SetEditFloor(%v) accepted", f)
+	for name, set := range map[string]func(float64) error{"SetEditFloor": p.SetEditFloor, "SetScratchPrior": p.SetScratchPrior} {
+		for _, f := range []float64{-0.1, 1.01, math.NaN(), math.Inf(1)} {
+			if err := set(f); err == nil {
+				t.Errorf("%s(%v) accepted", name, f)
+			}
 		}
-	}
-	for _, f := range []float64{0, 0.5, 1} {
-		if err := p.SetEditFloor(f); err != nil {
-			t.Errorf("SetEditFloor(%v): %v", f, err)
+		for _, f := range []float64{0, 0.5, 1} {
+			if err := set(f); err != nil {
+				t.Errorf("%s(%v): %v", name, f, err)
+			}
 		}
 	}
 }

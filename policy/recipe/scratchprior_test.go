@@ -9,11 +9,11 @@ import (
 	"github.com/mlerl/mlerl/rl"
 )
 
-// scratchPrompts are n scratch prompts for tk.
-func scratchPrompts(tk rl.Prompt, n int) []rl.Prompt {
+// scratchPrompts are n copies of the prompt pr.
+func scratchPrompts(pr rl.Prompt, n int) []rl.Prompt {
 	ps := make([]rl.Prompt, n)
 	for i := range ps {
-		ps[i] = tk
+		ps[i] = pr
 	}
 	return ps
 }
@@ -149,19 +149,5 @@ func TestScratchPriorKeepsOtherFamiliesReachable(t *testing.T) {
 	// other two is at most 4·sqrt(1.5·0.25/480) = 0.11.
 	if want := (untrained + learnt) / 2; math.Abs(kept-want) > 0.11 {
 		t.Errorf("with a scratch prior of 0.5, %.3f of the walks are of other families, want %.3f (untrained %.3f, learnt %.3f)", kept, want, untrained, learnt)
-	}
-}
-
-func TestSetScratchPriorRejectsNonShares(t *testing.T) {
-	p, _ := fixturePolicy(t, "tiny-churn", 1)
-	for _, f := range []float64{-0.1, 1.01, math.NaN(), math.Inf(1)} {
-		if err := p.SetScratchPrior(f); err == nil {
-			t.Errorf("SetScratchPrior(%v) accepted", f)
-		}
-	}
-	for _, f := range []float64{0, 0.5, 1} {
-		if err := p.SetScratchPrior(f); err != nil {
-			t.Errorf("SetScratchPrior(%v): %v", f, err)
-		}
 	}
 }
