@@ -512,6 +512,17 @@ func TestBenchMergeResults(t *testing.T) {
 		{"tate-artwork-year, the RL arm without the scratch prior on the same store", results("tate-4m-be77d08-scratch-prior") + "@no-learn," + results("tate-4m-be77d08-scratch-prior-0"), []string{
 			"2.4555 ± 0.0044      260 ± 21       260 ± 21       0.7%", "+0.0130 (+1.0 SE)",
 		}},
+		// The default against --scratch-prior 0 on a third held-out task at
+		// 4 minutes, one new store, two processes side by side: the two RL
+		// settings 0.2 SE apart, both ahead of no-learn.
+		{"tweet-source with the scratch prior default at 4 minutes", results("tweet-4m-6978c86-scratch-prior"), []string{
+			"binary 6978c86f039a", "0.5 of scratch programs drawn from the prior", "209 programs really run",
+			"0.6656 ± 0.0152      26 ± 2         26 ± 2         15.1%", "0.6746 ± 0.0184      25 ± 2         25 ± 2         17.3%", "+0.0090 (+0.4 SE)",
+			"0.7141 ± 0.0136 (-1.6 SE)", // RL at 2 minutes
+		}},
+		{"tweet-source, the RL arm without the scratch prior on the same store", results("tweet-4m-6978c86-scratch-prior") + "@no-learn," + results("tweet-4m-6978c86-scratch-prior-0"), []string{
+			"199 programs really run", "0.6707 ± 0.0161      26 ± 2         26 ± 2         17.5%", "+0.0039 (+0.2 SE)",
+		}},
 		// Half of RL's scratch walks drawn from the prior, on the store of
 		// the file above: no-learn replays it to the same numbers.
 		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{
