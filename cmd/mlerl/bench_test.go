@@ -523,6 +523,16 @@ func TestBenchMergeResults(t *testing.T) {
 		{"tweet-source, the RL arm without the scratch prior on the same store", results("tweet-4m-6978c86-scratch-prior") + "@no-learn," + results("tweet-4m-6978c86-scratch-prior-0"), []string{
 			"199 programs really run", "0.6707 ± 0.0161      26 ± 2         26 ± 2         17.5%", "+0.0039 (+0.2 SE)",
 		}},
+		// And on a fourth, poll-adjustment: 0.0010 apart, RL's learnt scratch
+		// programs better than the prior's (late scratch median).
+		{"poll-adjustment with the scratch prior default at 4 minutes", results("poll-4m-6978c86-scratch-prior"), []string{
+			"binary 6978c86f039a", "0.5 of scratch programs drawn from the prior", "1257 programs really run",
+			"0.6134 ± 0.0247      169 ± 12       169 ± 12       1.1%", "0.6190 ± 0.0061      150 ± 12       150 ± 12       0.8%", "+0.0056 (+0.2 SE)",
+		}},
+		{"poll-adjustment, the RL arm without the scratch prior on the same store", results("poll-4m-6978c86-scratch-prior") + "@no-learn," + results("poll-4m-6978c86-scratch-prior-0"), []string{
+			"1323 programs really run", "0.6144 ± 0.0109      189 ± 14       189 ± 14       0.7%", "+0.0046 (+0.4 SE)",
+			"0.7000 ± 0.0087 (-2.6 SE)", // RL at 1 minute
+		}},
 		// Half of RL's scratch walks drawn from the prior, on the store of
 		// the file above: no-learn replays it to the same numbers.
 		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{
