@@ -511,8 +511,8 @@ func (s rankSink) Summary(sum rl.Summary) error {
 // without it (+0.5 and +1.3 SE), by the rule it was adopted under; on
 // tate-artwork-year at 4, measured after, it was 1.4 SE behind that default,
 // and on tweet-source and poll-adjustment at 4 level with it (0.2 and 0.0
-// SE): of four tasks not in its design one each way, so it stayed, by the rule of those runs
-// (bench/RESULTS.md, 2026-12-04).
+// SE): of the four tasks not in its design one went each way, so by the
+// rule of those runs it stayed (bench/RESULTS.md, 2026-12-04).
 const DefaultScratchPrior = 0.5
 
 // learnFlags are the learner's settings, train's and bench mlebench's alike,
