@@ -537,6 +537,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9378 ± 0.0646      +0.0046",
 			"0.7000 ± 0.0087 (-2.6 SE)", // RL at 1 minute
 		}},
+		// poll-adjustment at 20 minutes with the defaults of 2026-12-04 on
+		// the store of the 4-minute files above: RL's best is below
+		// no-learn's on each seed, by less than 1 SE of the means.
+		{"poll-adjustment with the scratch prior default at 20 minutes", results("poll-20m-12ea822"), []string{
+			"binary 12ea82290e1a", "0.5 of scratch programs drawn from the prior", "2856 programs really run",
+			"0.5432 ± 0.0317      874 ± 46       874 ± 46       1.4%", "0.5673 ± 0.0329      713 ± 86       701 ± 83       1.1%", "+0.0241 (+0.5 SE)",
+			"0.5929 ± 0.0364 (-0.5 SE)", // RL at 10 minutes
+			"rl-duration-aware  12m51s, 18m50s, 12m41s", "no-learn           1m41s, 9m40s, 7m2s",
+		}},
 		// Half of RL's scratch walks drawn from the prior, on the store of
 		// the file above: no-learn replays it to the same numbers.
 		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{
