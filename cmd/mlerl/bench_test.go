@@ -546,6 +546,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.5929 ± 0.0364 (-0.5 SE)", // RL at 10 minutes
 			"rl-duration-aware  12m51s, 18m50s, 12m41s", "no-learn           1m41s, 9m40s, 7m2s",
 		}},
+		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
+		// store: RL ahead of no-learn by more than 1 SE.
+		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
+			"binary 12ea82290e1a", "0.5 of scratch programs drawn from the prior", "1126 programs really run",
+			"0.9435 ± 0.0008      142 ± 11       142 ± 11       0.5%", "0.9449 ± 0.0009      129 ± 10       129 ± 10       0.4%", "+0.0014 (+1.2 SE)",
+			"0.9539 ± 0.0060 (-0.8 SE)", // RL at 1 minute
+		}},
 		// Half of RL's scratch walks drawn from the prior, on the store of
 		// the file above: no-learn replays it to the same numbers.
 		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{
