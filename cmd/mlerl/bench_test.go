@@ -554,7 +554,7 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9539 ± 0.0060 (-0.8 SE)", // RL at 1 minute
 		}},
 		// Half of RL's scratch walks drawn from the prior, on the store of
-		// the file above: no-learn replays it to the same numbers.
+		// austen-20m-93fdd4d-por: no-learn replays it to the same numbers.
 		{"austen-authorship with --scratch-prior 0.5 at 20 minutes", results("austen-20m-8f431a8-scratch-prior"), []string{
 			"binary 8f431a8a52d3", "0.5 of scratch programs drawn from the prior", "659 programs really run",
 			"0.2993 ± 0.0074      427 ± 21       427 ± 21       1.7%", "0.2906 ± 0.0056      436 ± 37       435 ± 37       1.4%", "-0.0087 (-0.9 SE)",
