@@ -113,6 +113,8 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen", "-3"}, "--screen: screen -3: want 0 (off) or 2 to 256"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--screen-per-second"}, "--screen-per-second changes how the screen picks: it needs --screen K"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen-per-second"}, "--screen-per-second changes how the screen picks: it needs --screen K"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--screen-after", "64"}, "--screen-after says when the screen starts: it needs --screen K"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--screen", "8", "--screen-after", "-1"}, "screen after -1 programs without a new best: want 0 (at once) or more"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--time-charge", "0", "--time-charge-slower-only"}, "--time-charge-slower-only changes how the time charge is made: it needs --time-charge above 0"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--time-charge", "0", "--time-charge-slower-only"}, "--time-charge-slower-only changes how the time charge is made: it needs --time-charge above 0"},
 		{[]string{"bench", "duration-ablation", "--utility", "score"}, "rank"},

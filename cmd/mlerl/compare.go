@@ -51,6 +51,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	priorOnRepeat := fs.Bool("prior-on-repeat", true, "RL arms: when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (=false: repeat, as before 2026-12-03)")
 	screenK := fs.Int("screen", 0, "RL arms: draw K new candidate programs per prompt and run the one a model of the run's results expects to improve most on the best (0: off)")
 	screenPerSecond := fs.Bool("screen-per-second", false, "RL arms, with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts")
+	screenAfter := fs.Int("screen-after", 0, "RL arms, with --screen: screen a task's walks only once N new programs in a row have not beaten its best (0: from the start)")
 	widen := fs.Int("widen", 0, "RL arms: after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N (0: off)")
 	mix := fs.String("mix", rl.MixHalf, "every arm: the share of improve prompts, half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the new bests)")
 	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
@@ -91,6 +92,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	widenErr := rl.CheckWidenAfter(*widen)
 	screenErr := recipe.CheckScreen(*screenK)
 	perSecondErr := recipe.CheckScreenPerSecond(*screenK, *screenPerSecond)
+	screenAfterErr := recipe.CheckScreenAfter(*screenK, *screenAfter)
 	editFloorErr := recipe.CheckEditFloor(*editFloor)
 	scratchPriorErr := recipe.CheckScratchPrior(*scratchPrior)
 	switch {
@@ -108,6 +110,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --screen: %v", screenErr)
 	case perSecondErr != nil:
 		return usageErrorf("bench rl-vs-prompting: %v", perSecondErr)
+	case screenAfterErr != nil:
+		return usageErrorf("bench rl-vs-prompting: %v", screenAfterErr)
 	case widenErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --widen: %v", widenErr)
 	case editFloorErr != nil:
@@ -148,7 +152,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
 		Learning: compare.Learning{Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, ChargeSlowerOnly: *slowerOnly, Elite: *elite,
 			DecisionCredit: *decisionCredit, EditFloor: *editFloor, ScratchPrior: *scratchPrior, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
-			ScreenPerSecond: *screenPerSecond, InitPolicy: *initPolicy, Buffer: *buffer},
+			ScreenPerSecond: *screenPerSecond, ScreenAfter: *screenAfter, InitPolicy: *initPolicy, Buffer: *buffer},
 		RunsDir: *runsDir, Parallel: *parallel,
 		Grid: *grid, Lines: *lines, AdaptiveMix: adaptive,
 	})

@@ -82,6 +82,9 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 			return nil, usageErrorf("train: --screen: %v", err)
 		}
 		pol.SetScreenPerSecond(rc.ScreenPerSecond)
+		if err := pol.SetScreenAfter(rc.ScreenAfter); err != nil {
+			return nil, usageErrorf("train: --screen-after: %v", err)
+		}
 		if rc.InitPolicy != "" && fresh {
 			if err := runfolder.LoadPolicy(rc.InitPolicy, pol); err != nil {
 				return nil, usageErrorf("train: --init-policy: %v", err)

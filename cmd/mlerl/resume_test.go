@@ -143,7 +143,7 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var lf learnFlags
 	lf.register(fs)
-	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8", "--screen-per-second", "--time-charge-slower-only"}); err != nil {
+	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8", "--screen-per-second", "--screen-after", "64", "--time-charge-slower-only"}); err != nil {
 		t.Fatal(err)
 	}
 	var rc runConfig
@@ -153,6 +153,9 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	}
 	if raw, err := json.Marshal(rc); err != nil || !rc.ScreenPerSecond || !strings.Contains(string(raw), `"screen_per_second":true`) {
 		t.Errorf("--screen-per-second: run config %v, JSON %s (%v)", rc.ScreenPerSecond, raw, err)
+	}
+	if raw, err := json.Marshal(rc); err != nil || rc.ScreenAfter != 64 || !strings.Contains(string(raw), `"screen_after":64`) {
+		t.Errorf("--screen-after 64: run config %d, JSON %s (%v)", rc.ScreenAfter, raw, err)
 	}
 	if raw, err := json.Marshal(rc); err != nil || !rc.ChargeSlowerOnly || !strings.Contains(string(raw), `"time_charge_slower_only":true`) {
 		t.Errorf("--time-charge-slower-only: run config %v, JSON %s (%v)", rc.ChargeSlowerOnly, raw, err)

@@ -77,12 +77,15 @@ type runConfig struct {
 	Screen int `json:"screen,omitempty"`
 	// ScreenPerSecond is recipe.Policy.SetScreenPerSecond; absent is off, as
 	// runs before it.
-	ScreenPerSecond bool          `json:"screen_per_second,omitempty"`
-	Seed            uint64        `json:"seed"`
-	Instrument      string        `json:"instrument"`
-	Timeout         time.Duration `json:"timeout_ns"`
-	Memory          int64         `json:"memory_bytes"`
-	Isolation       string        `json:"isolation"`
+	ScreenPerSecond bool `json:"screen_per_second,omitempty"`
+	// ScreenAfter is recipe.Policy.SetScreenAfter; absent is 0 (the screen
+	// from the start), as runs before it.
+	ScreenAfter int           `json:"screen_after,omitempty"`
+	Seed        uint64        `json:"seed"`
+	Instrument  string        `json:"instrument"`
+	Timeout     time.Duration `json:"timeout_ns"`
+	Memory      int64         `json:"memory_bytes"`
+	Isolation   string        `json:"isolation"`
 
 	// The language-model policy and its frozen instrumenter (policy.go).
 	InstrumenterURL   string        `json:"instrumenter_url,omitempty"`
@@ -275,6 +278,7 @@ func (rc runConfig) check() error {
 	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
 	screenErr := recipe.CheckScreen(rc.Screen)
 	perSecondErr := recipe.CheckScreenPerSecond(rc.Screen, rc.ScreenPerSecond)
+	screenAfterErr := recipe.CheckScreenAfter(rc.Screen, rc.ScreenAfter)
 	switch {
 	case len(rc.Tasks) == 0:
 		return usageErrorf("train: --task is required")
@@ -314,6 +318,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --screen needs the recipe policy, whose plans its model of results reads (--policy %s writes free code)", rc.Policy)
 	case perSecondErr != nil:
 		return usageErrorf("train: %v", perSecondErr)
+	case screenAfterErr != nil:
+		return usageErrorf("train: %v", screenAfterErr)
 	case rc.Screen != 0 && rc.NoLearn:
 		return usageErrorf("train: --screen learns from the run's results and --no-learn learns nothing: drop one")
 	case rc.PriorOnRepeat && rc.Policy != "recipe":
@@ -527,6 +533,7 @@ type learnFlags struct {
 	timeCharge, elite, editFloor   float64
 	scratchPrior                   float64
 	buffer, lines, widen, screen   int
+	screenAfter                    int
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -545,6 +552,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", true, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (default: on when the recipe policy learns; off with --no-learn or --policy llm unless given; =false repeats)")
 	fs.IntVar(&f.screen, "screen", 0, "draw K new candidate programs per prompt and run the one a model of the run's results (a Bayesian linear model over the plans' choices) expects to improve most on the task's best (recipe policy; 0: off, the first draw)")
 	fs.BoolVar(&f.screenPerSecond, "screen-per-second", false, "with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts, not of most expected improvement")
+	fs.IntVar(&f.screenAfter, "screen-after", 0, "with --screen: screen a task's walks only once N new programs in a row have not beaten its best (until then, and after each new best, the policy's own first draw; 0: from the start)")
 	fs.Float64Var(&f.scratchPrior, "scratch-prior", DefaultScratchPrior, "the share in [0,1] of scratch programs drawn wholly from the prior, the prompting baseline's walk, so a model family the learnt policy stopped drawing stays reachable (default: 0.5 when the recipe policy learns; 0 with --no-learn or --policy llm unless given; 0: none)")
 	fs.Float64Var(&f.editFloor, "edit-floor", 0, "the share in [0,1] of each improve edit's choice of what to change (which part; the model family) that stays the prior's, so learning cannot stop its exploration (recipe policy; 0: none)")
 }
@@ -557,6 +565,7 @@ func (f *learnFlags) apply(rc *runConfig, set map[string]bool) {
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
 	rc.ScreenPerSecond, rc.ChargeSlowerOnly, rc.ScratchPrior = f.screenPerSecond, f.chargeSlowerOnly, f.scratchPrior
+	rc.ScreenAfter = f.screenAfter
 	if !set["scratch-prior"] {
 		// As prior on repeat: measured to pay where the recipe policy
 		// learns (bench/RESULTS.md, 2026-12-04); --no-learn stays the

@@ -69,7 +69,11 @@ type Policy struct {
 	screenK int
 	// screenBy is what the screen's pick maximises (SetScreenPerSecond).
 	screenBy screen.Objective
-	screens  map[string]*screen.Model
+	// screenAfter, when above 0, holds the screen back until the task's
+	// search has gone that many new programs without a new best
+	// (SetScreenAfter).
+	screenAfter int
+	screens     map[string]*screen.Model
 }
 
 // meta is what an action carries so it can be scored again by a newer net,

@@ -56,6 +56,41 @@ func (p *Policy) SetScreenPerSecond(on bool) {
 	}
 }
 
+// SetScreenAfter holds the screen back until a task's search has gone n
+// new programs without a new best (screen.Model.SinceBest; 0, the default,
+// screens every walk once the model is ready): until then the walks are the
+// policy's first draws, as without a screen, and the model only learns.
+//
+// Why: the screen paid where runs stall, and cost where they do not. At 20
+// minutes on austen-authorship it was 1.0-2.0 standard errors ahead of the
+// prompting baseline from minute 5 to 15, and at 4 minutes on hpc-job-class
+// and poll-adjustment ahead of no-learn and of the default RL; at 4 minutes
+// on digit-images, whose best every run reaches within minutes, it ran slower
+// untried programs from the start and ended 2.0 SE behind (bench/RESULTS.md).
+// A run's early minutes are where the learnt policy's own draws find new
+// bests quickly; past them, improve walks of one best are spent and the
+// model, which keeps every result and knows which choices were never tried,
+// is the better proposer. Needs SetScreen.
+func (p *Policy) SetScreenAfter(n int) error {
+	if err := CheckScreenAfter(p.screenK, n); err != nil {
+		return fmt.Errorf("recipe policy: %w", err)
+	}
+	p.screenAfter = n
+	return nil
+}
+
+// CheckScreenAfter says why the screen of k candidates cannot wait for n
+// programs without a new best (nil when it can).
+func CheckScreenAfter(k, n int) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("screen after %d programs without a new best: want 0 (at once) or more", n)
+	case n > 0 && k == 0:
+		return errors.New("--screen-after says when the screen starts: it needs --screen K")
+	}
+	return nil
+}
+
 // CheckScreen says why k is not a screen size (nil when it is).
 func CheckScreen(k int) error {
 	if k < 0 || k == 1 || k > maxScreen {
@@ -126,10 +161,11 @@ type screenNote struct {
 // differ from one only in choices its results show to be neutral), or until
 // screenDraws draws, and returns the one the model picks; only it is marked
 // written. The walks see one another's plans as written. Without a ready
-// model it is the first draw, as without a screen.
+// model, or while SetScreenAfter holds the screen back, it is the first
+// draw, as without a screen.
 func (p *Policy) screenDraw(task string, drawOne func(seen map[string]bool) (*Walker, stepsAndLogps, error), seen map[string]bool) (*Walker, stepsAndLogps, *screenNote, error) {
 	model := p.screens[task]
-	if model == nil || !model.Ready() {
+	if model == nil || !model.Ready() || model.SinceBest() < p.screenAfter {
 		w, sl, err := drawOne(seen)
 		return w, sl, nil, err
 	}

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -266,5 +267,92 @@ func TestScreenPerSecondPicksTheFastFamily(t *testing.T) {
 		if got := pick(); got != tc.want {
 			t.Errorf("per second %v: the screen ran %s, want %s", tc.perSecond, got, tc.want)
 		}
+	}
+}
+
+// SetScreenAfter's promises: it needs a screen and a count of 0 or more;
+// while the task's search has gone fewer than n new programs without a new
+// best the walks are exactly the unscreened policy's (and the model still
+// learns); from n on they are screened; a new best holds the screen back
+// again, and a saved model resumes at the same count.
+func TestScreenAfterWaitsForAStall(t *testing.T) {
+	const after = 10
+	plain, tk := fixturePolicy(t, "tiny-churn", 5)
+	gated, _ := fixturePolicy(t, "tiny-churn", 5)
+	if err := gated.SetScreenAfter(after); err == nil {
+		t.Error("SetScreenAfter took a count with no screen to hold back")
+	}
+	if err := gated.SetScreen(8); err != nil {
+		t.Fatal(err)
+	}
+	if err := gated.SetScreenAfter(-1); err == nil {
+		t.Error("SetScreenAfter took -1")
+	}
+	if err := gated.SetScreenAfter(after); err != nil {
+		t.Fatal(err)
+	}
+	screened := func(acts []rl.Action) int {
+		n := 0
+		for _, a := range acts {
+			if actionMeta(t, a).Screen != nil {
+				n++
+			}
+		}
+		return n
+	}
+	same := func(when string, a, b []rl.Action) {
+		t.Helper()
+		for i := range a {
+			if a[i].Key != b[i].Key {
+				t.Fatalf("%s, sample %d: %s held back, %s without a screen", when, i, b[i].Key, a[i].Key)
+			}
+		}
+		if n := screened(b); n != 0 {
+			t.Fatalf("%s: %d of %d samples screened, want none", when, n, len(b))
+		}
+	}
+	// Rising rewards: every result is a new best, the model is ready (24
+	// valid results) and the stall is 0.
+	rising := 0.0
+	better := func(*Plan) float64 { rising += 0.01; return 0.5 + rising }
+	worse := func(*Plan) float64 { return 0.1 }
+	a, b := sampleScratch(t, plain, tk, 24), sampleScratch(t, gated, tk, 24)
+	same("before any result", a, b)
+	observeAll(gated, tk, b, better)
+	if got := gated.screens[tk.Name].SinceBest(); got != 0 {
+		t.Fatalf("after rising results SinceBest = %d, want 0", got)
+	}
+	// after − 1 programs without a new best: still the policy's own draws.
+	a, b = sampleScratch(t, plain, tk, after-1), sampleScratch(t, gated, tk, after-1)
+	same("a stall of fewer programs than the wait", a, b)
+	observeAll(gated, tk, b, worse)
+	if got := gated.screens[tk.Name].SinceBest(); got != after-1 {
+		t.Fatalf("SinceBest = %d after %d programs without a new best", got, after-1)
+	}
+	b = sampleScratch(t, gated, tk, 1)
+	if screened(b) != 0 {
+		t.Fatal("screened before the stall reached the wait")
+	}
+	observeAll(gated, tk, b, worse) // the stall is the wait now
+	b = sampleScratch(t, gated, tk, 6)
+	if n := screened(b); n != 6 {
+		t.Fatalf("a stall of %d programs: %d of 6 samples screened, want all", after, n)
+	}
+	// A restored model is at the same count: the next walk is screened too.
+	dir := t.TempDir()
+	if err := gated.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	loaded, _ := fixturePolicy(t, "tiny-churn", 6)
+	if err := errors.Join(loaded.SetScreen(8), loaded.SetScreenAfter(after), loaded.Load(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if n := screened(sampleScratch(t, loaded, tk, 2)); n != 2 {
+		t.Errorf("after a resume %d of 2 samples screened, want both", n)
+	}
+	// A new best ends the stall: held back again.
+	observeAll(gated, tk, b[:1], func(*Plan) float64 { return 5 })
+	if n := screened(sampleScratch(t, gated, tk, 4)); n != 0 {
+		t.Errorf("after a new best %d of 4 samples screened, want none", n)
 	}
 }

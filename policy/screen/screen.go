@@ -93,6 +93,10 @@ type Model struct {
 	obs    []observation
 	byKey  map[string]int // plan identity (rawKey) -> index in obs: identical programs are one result
 	nValid int            // valid observations
+	// bestAt is the index in obs of the best valid result (-1: none yet),
+	// bestReward its reward: SinceBest counts from it.
+	bestAt     int
+	bestReward float64
 
 	// The fit (refit when stale reaches refitEvery, or never fitted).
 	stale  int
@@ -124,7 +128,7 @@ const (
 )
 
 // New makes an empty model.
-func New() *Model { return &Model{byKey: map[string]int{}} }
+func New() *Model { return &Model{byKey: map[string]int{}, bestAt: -1} }
 
 // Observe records one result: a program of choices plan, valid or not, its
 // reward (higher is better; ignored when not valid) and how many seconds it
@@ -147,8 +151,22 @@ func (m *Model) Observe(plan Plan, valid bool, reward, seconds float64) {
 	m.obs = append(m.obs, observation{plan: plan, valid: valid, reward: reward, seconds: seconds})
 	if valid {
 		m.nValid++
+		if m.bestAt < 0 || reward > m.bestReward {
+			m.bestAt, m.bestReward = len(m.obs)-1, reward
+		}
 	}
 	m.stale++
+}
+
+// SinceBest is the number of distinct programs observed after the one that
+// set the task's best (all of them while none is valid): how long the
+// search has gone without improving, counted in new programs, since a
+// repeat is no search.
+func (m *Model) SinceBest() int {
+	if m.bestAt < 0 {
+		return len(m.obs)
+	}
+	return len(m.obs) - 1 - m.bestAt
 }
 
 // Len is the number of distinct programs observed.

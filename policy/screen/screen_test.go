@@ -41,6 +41,44 @@ func TestObserveOnceByKey(t *testing.T) {
 	}
 }
 
+func TestSinceBest(t *testing.T) {
+	type obs struct {
+		id     string
+		valid  bool
+		reward float64
+	}
+	for _, tc := range []struct {
+		name string
+		obs  []obs
+		want int
+	}{
+		{"nothing yet", nil, 0},
+		{"only failures", []obs{{"a", false, 0}, {"b", false, 0}}, 2},
+		{"the last is the best", []obs{{"a", true, 1}, {"b", true, 2}}, 0},
+		{"two after the best", []obs{{"a", true, 1}, {"b", true, 3}, {"c", true, 2}, {"d", false, 9}}, 2},
+		{"a tie does not move the best", []obs{{"a", true, 3}, {"b", true, 3}}, 1},
+		{"a repeat is no new program", []obs{{"a", true, 3}, {"b", true, 1}, {"b", true, 1}, {"a", true, 3}}, 1},
+		{"a failure's reward is not a best", []obs{{"a", true, 1}, {"b", false, 5}, {"c", true, 2}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New()
+			for _, o := range tc.obs {
+				m.Observe(Plan{Choices: []Choice{{Name: "id", Value: o.id}}}, o.valid, o.reward, 1)
+			}
+			if got := m.SinceBest(); got != tc.want {
+				t.Errorf("SinceBest = %d, want %d", got, tc.want)
+			}
+			r, err := Restore(m.State())
+			if err != nil && len(tc.obs) > 0 {
+				t.Fatal(err)
+			}
+			if err == nil && r.SinceBest() != tc.want {
+				t.Errorf("restored SinceBest = %d, want %d", r.SinceBest(), tc.want)
+			}
+		})
+	}
+}
+
 // plans of a toy grammar: family in {lin, tree}, depth in {3, 6, 9} for
 // trees, scale in {yes, no}. Trees beat linear models, deeper trees are
 // better, scaling does nothing.

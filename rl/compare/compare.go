@@ -876,14 +876,18 @@ func slowerNote(on bool) string {
 }
 
 // screenNote says when the RL arms screen candidates (recipe.Policy.SetScreen).
-func screenNote(k int, perSecond bool) string {
+func screenNote(k int, perSecond bool, after int) string {
+	when := ""
+	if after > 0 {
+		when = fmt.Sprintf(" once %d new programs in a row have not beaten the best", after)
+	}
 	switch {
 	case k == 0:
 		return ""
 	case perSecond:
-		return fmt.Sprintf(", each walk the model of results' pick of %d candidates per predicted second", k)
+		return fmt.Sprintf(", each walk the model of results' pick of %d candidates per predicted second%s", k, when)
 	}
-	return fmt.Sprintf(", each walk the model of results' pick of %d candidates", k)
+	return fmt.Sprintf(", each walk the model of results' pick of %d candidates%s", k, when)
 }
 
 // initNote names the run the RL arms started from, if any.
@@ -924,7 +928,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g%s, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.ImproveCredit, r.TimeCharge, slowerNote(r.ChargeSlowerOnly), r.Elite, r.DecisionCredit, r.Buffer, floorNote(r.EditFloor)+scratchPriorNote(r.ScratchPrior)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond), initNote(r.InitPolicy), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.ImproveCredit, r.TimeCharge, slowerNote(r.ChargeSlowerOnly), r.Elite, r.DecisionCredit, r.Buffer, floorNote(r.EditFloor)+scratchPriorNote(r.ScratchPrior)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond, r.ScreenAfter), initNote(r.InitPolicy), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

@@ -48,6 +48,9 @@ type Learning struct {
 	Screen int `json:"rl_screen,omitempty" what:"screen"`
 	// ScreenPerSecond is recipe.Policy.SetScreenPerSecond (needs Screen).
 	ScreenPerSecond bool `json:"rl_screen_per_second,omitempty" what:"screen per second"`
+	// ScreenAfter is recipe.Policy.SetScreenAfter (needs Screen; 0: the
+	// screen from the start).
+	ScreenAfter int `json:"rl_screen_after,omitempty" what:"screen after"`
 	// InitPolicy, when set, is a run folder whose learnt policy the RL arms
 	// start from (train --init-policy): RL trained elsewhere, e.g. on the
 	// suite, against prompting the untrained prior on these tasks.
@@ -75,6 +78,7 @@ func (l Learning) config() rl.Config {
 // check refuses settings no RL arm could run with, before any run starts.
 func (l Learning) check() error {
 	return errors.Join(l.config().CheckShaping(), recipe.CheckScreenPerSecond(l.Screen, l.ScreenPerSecond),
+		recipe.CheckScreenAfter(l.Screen, l.ScreenAfter),
 		recipe.CheckEditFloor(l.EditFloor), recipe.CheckScratchPrior(l.ScratchPrior), rl.CheckWidenAfter(l.WidenAfter), recipe.CheckScreen(l.Screen))
 }
 
@@ -91,7 +95,8 @@ func (l Learning) policy(rp *recipe.Policy) error {
 	err := errors.Join(rp.SetEditFloor(l.EditFloor), rp.SetScratchPrior(l.ScratchPrior))
 	rp.SetPriorOnRepeat(l.PriorOnRepeat)
 	rp.SetScreenPerSecond(l.ScreenPerSecond)
-	return errors.Join(err, rp.SetScreen(l.Screen))
+	err = errors.Join(err, rp.SetScreen(l.Screen))
+	return errors.Join(err, rp.SetScreenAfter(l.ScreenAfter))
 }
 
 // diff names the settings in which l and o differ, each with both values
