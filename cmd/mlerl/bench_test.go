@@ -548,6 +548,20 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.5929 ± 0.0364 (-0.5 SE)", // RL at 10 minutes
 			"rl-duration-aware  12m51s, 18m50s, 12m41s", "no-learn           1m41s, 9m40s, 7m2s",
 		}},
+		// digit-images at 4 minutes with the defaults of 2026-12-04, a new
+		// store; beside it, on the same store, the screen held back until
+		// 64 new programs without a new best: it began after every seed's
+		// final best, so its bests and their times are the default's.
+		{"digit-images with the defaults of 2026-12-04 at 4 minutes", results("digit-4m-0cb793e"), []string{
+			"binary 0cb793e835f6", "686 programs really run",
+			"0.9861 ± 0.0000      162 ± 3        162 ± 3        1.0%", "0.9855 ± 0.0006      125 ± 6        125 ± 6        0.2%", "+0.0006 (+1.0 SE)",
+			"rl-duration-aware  1m11s, 1m34s, 1m47s, 36s, 2m40s",
+		}},
+		{"digit-images with --screen 8 --screen-after 64 at 4 minutes", results("digit-4m-0cb793e") + "@no-learn," + results("digit-4m-7be06d8-screen-after"), []string{
+			"once 64 new programs in a row have not beaten the best", "binary 0cb793e835f6, 7be06d8bbd0a",
+			"0.9861 ± 0.0000      142 ± 6        142 ± 6        0.9%", "+0.0006 (+1.0 SE)",
+			"rl-duration-aware  1m11s, 1m34s, 1m47s, 36s, 2m40s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
