@@ -562,6 +562,18 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9861 ± 0.0000      142 ± 6        142 ± 6        0.9%", "+0.0006 (+1.0 SE)",
 			"rl-duration-aware  1m11s, 1m34s, 1m47s, 36s, 2m40s",
 		}},
+		// ames-housing likewise: no run went 64 programs without a new best,
+		// so the screen never began and the two RL rows are one.
+		{"ames-housing with the defaults of 2026-12-04 at 4 minutes", results("ames-4m-0cb793e"), []string{
+			"binary 0cb793e835f6", "342 programs really run",
+			"0.1178 ± 0.0003      81 ± 7         81 ± 7         0.7%", "0.1177 ± 0.0010      92 ± 7         92 ± 7         0.5%", "-0.0001 (-0.1 SE)",
+			"rl-duration-aware  2m18s, 2m17s, 2m20s, 3m16s, 2m47s", "no-learn           3m18s, 3m48s, 15s, 3m35s, 7s",
+		}},
+		{"ames-housing with --screen 8 --screen-after 64 at 4 minutes", results("ames-4m-0cb793e") + "@no-learn," + results("ames-4m-7be06d8-screen-after"), []string{
+			"once 64 new programs in a row have not beaten the best",
+			"0.1178 ± 0.0003      81 ± 7         81 ± 7         0.7%", "-0.0001 (-0.1 SE)",
+			"rl-duration-aware  2m18s, 2m17s, 2m20s, 3m16s, 2m47s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
