@@ -574,6 +574,11 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.1178 ± 0.0003      81 ± 7         81 ± 7         0.7%", "-0.0001 (-0.1 SE)",
 			"rl-duration-aware  2m18s, 2m17s, 2m20s, 3m16s, 2m47s",
 		}},
+		{"stackoverflow-remote with the defaults of 2026-12-04 at 4 minutes", results("stackoverflow-4m-0cb793e"), []string{
+			"binary 0cb793e835f6", "1593 programs really run",
+			"0.7328 ± 0.0002      186 ± 6        186 ± 6        1.9%", "0.7318 ± 0.0019      166 ± 6        166 ± 6        1.2%", "+0.0010 (+0.5 SE)",
+			"0.7319 ± 0.0009 (+0.8 SE)", // RL at 3 minutes
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
