@@ -58,6 +58,7 @@ func TestLearningReadsCommittedResults(t *testing.T) {
 		{"rl-vs-prompting-hpc-4m-46ff8f9-slower-only.json", Learning{Utility: "rank", ImproveCredit: "absolute", TimeCharge: 0.25, ChargeSlowerOnly: true, Buffer: 1}},
 		{"rl-vs-prompting-hpc-4m-2c956b9-widen16.json", Learning{Utility: "rank", ImproveCredit: "absolute", TimeCharge: 0.25, WidenAfter: 16, Buffer: 1}},
 		{"rl-vs-prompting-hpc-4m-2c956b9-screen4.json", Learning{Utility: "rank", ImproveCredit: "absolute", TimeCharge: 0.25, Screen: 4, Buffer: 1}},
+		{"rl-vs-prompting-digit-4m-7be06d8-screen-after.json", Learning{Utility: "rank", ImproveCredit: "absolute", TimeCharge: 0.25, ScratchPrior: 0.5, PriorOnRepeat: true, Screen: 8, ScreenAfter: 64, Buffer: 1}},
 		{"rl-vs-prompting-hpc-4m-2c956b9-edit-floor.json", Learning{Utility: "rank", ImproveCredit: "absolute", TimeCharge: 0.25, EditFloor: 0.5, Buffer: 1}},
 	} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "bench", "results", tc.file))
