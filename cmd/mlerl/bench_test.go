@@ -574,6 +574,20 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.1178 ± 0.0003      81 ± 7         81 ± 7         0.7%", "-0.0001 (-0.1 SE)",
 			"rl-duration-aware  2m18s, 2m17s, 2m20s, 3m16s, 2m47s",
 		}},
+		// poll-adjustment at 20 minutes with the defaults of 2026-12-04 again,
+		// on a new store (2026-12-05): RL ahead by more than 1 SE this time;
+		// beside it, the screen after 64 stalled programs, behind the default.
+		{"poll-adjustment with the defaults of 2026-12-04 at 20 minutes, a new store", results("poll-20m-97992f3"), []string{
+			"binary 97992f3d7a5b", "2344 programs really run",
+			"0.5184 ± 0.0016      596 ± 10       596 ± 10       0.8%", "0.5673 ± 0.0329      520 ± 30       518 ± 29       1.1%", "+0.0489 (+1.5 SE)",
+			"0.5255 ± 0.0080 (+1.2 SE)", // RL at 15 minutes
+			"rl-duration-aware  17m1s, 14m29s, 6m4s", "no-learn           7m44s, 11m48s, 3m41s",
+		}},
+		{"poll-adjustment with --screen 8 --screen-after 64 at 20 minutes", results("poll-20m-97992f3") + "@no-learn," + results("poll-20m-97992f3-screen-after"), []string{
+			"once 64 new programs in a row have not beaten the best", "2782 programs really run",
+			"0.5463 ± 0.0301      586 ± 15       586 ± 15       2.1%", "+0.0210 (+0.5 SE)",
+			"rl-duration-aware  10m24s, 16m32s, 7m25s",
+		}},
 		{"stackoverflow-remote with the defaults of 2026-12-04 at 4 minutes", results("stackoverflow-4m-0cb793e"), []string{
 			"binary 0cb793e835f6", "1593 programs really run",
 			"0.7328 ± 0.0002      186 ± 6        186 ± 6        1.9%", "0.7318 ± 0.0019      166 ± 6        166 ± 6        1.2%", "+0.0010 (+0.5 SE)",
