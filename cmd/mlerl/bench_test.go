@@ -593,6 +593,32 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.7328 ± 0.0002      186 ± 6        186 ± 6        1.9%", "0.7318 ± 0.0019      166 ± 6        166 ± 6        1.2%", "+0.0010 (+0.5 SE)",
 			"0.7319 ± 0.0009 (+0.8 SE)", // RL at 3 minutes
 		}},
+		// soybean-disease at 4 minutes with the defaults of 2026-12-04, on a
+		// part-filled store: every RL seed on the grammar's ceiling, 0.0765.
+		{"soybean-disease with the defaults of 2026-12-04 at 4 minutes", results("soybean-4m-97992f3"), []string{
+			"binary 97992f3d7a5b", "662 programs really run",
+			"0.0765 ± 0.0000      96 ± 7         96 ± 7         3.4%", "0.0834 ± 0.0043      101 ± 9        101 ± 9        2.3%", "+0.0070 (+1.6 SE)",
+			"0.0772 ± 0.0005 (+2.2 SE)", // RL at 2 minutes
+			"rl-duration-aware  2m22s, 2m56s, 1m25s, 1m31s, 29s", "no-learn           39s, 1m46s, 1m35s, 3m19s, 2m26s",
+		}},
+		{"telco-churn with the defaults of 2026-12-04 at 4 minutes", results("telco-4m-97992f3"), []string{
+			"binary 97992f3d7a5b", "1269 programs really run",
+			"0.8599 ± 0.0004      157 ± 6        157 ± 6        1.8%", "0.8596 ± 0.0005      134 ± 13       134 ± 13       1.8%", "+0.0003 (+0.4 SE)",
+			"0.8563 ± 0.0007 (-0.7 SE)", // RL at 1 minute
+			"rl-duration-aware  3m56s, 3m30s, 3m7s, 4m0s, 3m26s", "no-learn           3m23s, 2m21s, 3m45s, 3m35s, 2m59s",
+		}},
+		{"letter-recognition with the defaults of 2026-12-04 at 4 minutes", results("letter-4m-97992f3"), []string{
+			"binary 97992f3d7a5b", "325 programs really run",
+			"0.9684 ± 0.0008      45 ± 3         45 ± 3         1.2%", "0.9687 ± 0.0008      41 ± 1         41 ± 1         1.4%", "-0.0003 (-0.3 SE)",
+			"0.9678 ± 0.0003 (-0.6 SE)", // RL at 3 minutes
+			"rl-duration-aware  19s, 14s, 3m38s, 45s, 10s", "no-learn           3m11s, 2m10s, 11s, 1m6s, 51s",
+		}},
+		{"meats-composition with the defaults of 2026-12-04 at 4 minutes", results("meats-4m-97992f3"), []string{
+			"binary 97992f3d7a5b", "1080 programs really run",
+			"0.5245 ± 0.0918      126 ± 22       126 ± 22       1.2%", "0.5281 ± 0.0877      122 ± 14       122 ± 14       1.5%", "+0.0036 (+0.0 SE)",
+			"0.8582 ± 0.0858 (-0.7 SE)", // RL at 1 minute
+			"rl-duration-aware  1m29s, 1m16s, 2m38s, 1m49s, 3m11s", "no-learn           2m8s, 2m20s, 3m50s, 27s, 1m47s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
