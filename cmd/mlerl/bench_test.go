@@ -619,6 +619,26 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8582 ± 0.0858 (-0.7 SE)", // RL at 1 minute
 			"rl-duration-aware  1m29s, 1m16s, 2m38s, 1m49s, 3m11s", "no-learn           2m8s, 2m20s, 3m50s, 27s, 1m47s",
 		}},
+		// austen-authorship, wordnet-supersense and fine-food-reviews at 4
+		// minutes with the defaults of 2026-12-04, new stores.
+		{"austen-authorship with the defaults of 2026-12-04 at 4 minutes", results("austen-4m-97992f3"), []string{
+			"binary 97992f3d7a5b", "460 programs really run",
+			"0.3259 ± 0.0004      55 ± 1         55 ± 1         1.8%", "0.3259 ± 0.0004      53 ± 3         53 ± 3         2.3%", "-0.0000 (-0.0 SE)",
+			"0.3263 ± 0.0000 (+1.6 SE)", // RL at 1 minute
+			"rl-duration-aware  2m27s, 1m57s, 2m12s, 53s, 2m26s", "no-learn           3m1s, 3m42s, 2m15s, 1m50s, 1m57s",
+		}},
+		{"wordnet-supersense with the defaults of 2026-12-04 at 4 minutes", results("wordnet-4m-97992f3"), []string{
+			"binary 97992f3d7a5b", "382 programs really run",
+			"0.6531 ± 0.0039      44 ± 4         44 ± 4         8.6%", "0.6421 ± 0.0060      42 ± 5         42 ± 5         7.4%", "+0.0110 (+1.5 SE)",
+			"0.6393 ± 0.0063 (+0.3 SE)", // RL at 3 minutes
+			"rl-duration-aware  3m27s, 2m50s, 3m52s, 3m59s, 3m53s", "no-learn           3m33s, 3m21s, 2m48s, 1m8s, 3m29s",
+		}},
+		{"fine-food-reviews with the defaults of 2026-12-04 at 4 minutes", results("finefood-4m-97992f3"), []string{
+			"binary 97992f3d7a5b", "487 programs really run",
+			"0.8807 ± 0.0015      54 ± 4         54 ± 4         3.2%", "0.8799 ± 0.0013      53 ± 3         53 ± 3         2.5%", "+0.0008 (+0.4 SE)",
+			"0.8750 ± 0.0015 (-0.8 SE)", // RL at 2 minutes
+			"rl-duration-aware  3m19s, 2m21s, 3m52s, 3m40s, 2m5s", "no-learn           2m58s, 2m28s, 3m59s, 1m40s, 3m19s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
