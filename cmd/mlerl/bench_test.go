@@ -639,6 +639,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8750 ± 0.0015 (-0.8 SE)", // RL at 2 minutes
 			"rl-duration-aware  3m19s, 2m21s, 3m52s, 3m40s, 2m5s", "no-learn           2m58s, 2m28s, 3m59s, 1m40s, 3m19s",
 		}},
+		// stackoverflow-remote at 20 minutes with the defaults of 2026-12-04,
+		// on the store of its 4-minute run: RL ahead at 10 and 15 minutes,
+		// no-learn level again by 20 (the grammar's ceiling for the table).
+		{"stackoverflow-remote with the defaults of 2026-12-04 at 20 minutes", results("stackoverflow-20m-97992f3"), []string{
+			"binary 97992f3d7a5b", "3529 programs really run",
+			"0.7332 ± 0.0003      946 ± 39       946 ± 39       1.3%", "0.7340 ± 0.0009      926 ± 44       864 ± 60       1.3%", "-0.0007 (-0.8 SE)",
+			"0.7332 ± 0.0003 (+1.1 SE)", // RL at 10 minutes
+			"rl-duration-aware  1m53s, 5m38s, 8m28s", "no-learn           1m30s, 17m38s, 16m38s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
