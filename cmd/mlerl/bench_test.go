@@ -640,8 +640,8 @@ func TestBenchMergeResults(t *testing.T) {
 			"rl-duration-aware  3m19s, 2m21s, 3m52s, 3m40s, 2m5s", "no-learn           2m58s, 2m28s, 3m59s, 1m40s, 3m19s",
 		}},
 		// stackoverflow-remote at 20 minutes with the defaults of 2026-12-04,
-		// on the store of its 4-minute run: RL ahead at 10 and 15 minutes,
-		// no-learn level again by 20 (the grammar's ceiling for the table).
+		// on the store of its 4-minute run: RL ahead by 1.1 SE at 10 minutes,
+		// behind by 0.8 at 20 (both arms on the grammar's ceiling).
 		{"stackoverflow-remote with the defaults of 2026-12-04 at 20 minutes", results("stackoverflow-20m-97992f3"), []string{
 			"binary 97992f3d7a5b", "3529 programs really run",
 			"0.7332 ± 0.0003      946 ± 39       946 ± 39       1.3%", "0.7340 ± 0.0009      926 ± 44       864 ± 60       1.3%", "-0.0007 (-0.8 SE)",
