@@ -648,6 +648,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.7332 ± 0.0003 (+1.1 SE)", // RL at 10 minutes
 			"rl-duration-aware  1m53s, 5m38s, 8m28s", "no-learn           1m30s, 17m38s, 16m38s",
 		}},
+		// tweet-source at 20 minutes with the defaults of 2026-12-04, a new
+		// store: RL ahead at 5 minutes (+1.8 SE), level by 20 (+0.0), the
+		// seeds split by line as in the run of 2026-11-29.
+		{"tweet-source with the defaults of 2026-12-04 at 20 minutes", results("tweet-20m-97992f3"), []string{
+			"binary 97992f3d7a5b", "838 programs really run",
+			"0.5772 ± 0.0323      158 ± 14       158 ± 14       12.7%", "0.5791 ± 0.0296      140 ± 8        140 ± 8        15.7%", "+0.0019 (+0.0 SE)",
+			"0.5929 ± 0.0372 (+1.8 SE)", // RL at 5 minutes
+			"rl-duration-aware  7m1s, 19m58s, 19m9s", "no-learn           6m49s, 19m58s, 12m35s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
