@@ -198,7 +198,7 @@ func TestBenchMergeResults(t *testing.T) {
 		// The 20-minute tate-artwork-year files keep each run's steps: the
 		// curve and the times RESULTS gives come from them.
 		{"tate-artwork-year at 20 minutes", results("tate-20m-ead8d5a-nl", "tate-20m-b041703-rl"), []string{
-			"+0.0079 (+1.0 SE)",
+			"+0.0079 (+1.01 SE)",
 			"2.4654 ± 0.0097 (+3.9 SE)", "2.4510 ± 0.0000 (+3.0 SE)", // RL at 5 and 10 minutes
 			"2.5077 ± 0.0050", "2.4785 ± 0.0093", "2.4639 ± 0.0128", // no-learn at 5, 10, 15
 			"rl-duration-aware  6m15s, 5m37s, 8m18s, 1m48s, 9m42s",
@@ -214,7 +214,7 @@ func TestBenchMergeResults(t *testing.T) {
 		// tate-artwork-year on the wide grid: every run of both arms ends on
 		// one program, so the gap is 0 and its SE too.
 		{"tate-artwork-year on the wide grid", results("tate-20m-wide-0d83f39-nl", "tate-20m-wide-0d83f39-rl"), []string{
-			", wide grid,", "2.4632 ± 0.0135 (-0.2 SE)", "2.4497 ± 0.0000 (-1.0 SE)", // RL at 5 and 10 minutes
+			", wide grid,", "2.4632 ± 0.0135 (-0.2 SE)", "2.4497 ± 0.0000 (-1.00 SE)", // RL at 5 and 10 minutes
 			"2.4604 ± 0.0054", "1613 ± 202", "897 ± 64",
 			"rl-duration-aware  2m53s, 2m39s, 11m3s", "no-learn           5m42s, 4m46s, 5m11s",
 		}},
@@ -319,7 +319,7 @@ func TestBenchMergeResults(t *testing.T) {
 		{"movie-ratings with the default at 20 minutes", results("movie-20m-82d7e47"), []string{
 			"budget 20m0s (virtual)", "4180 programs really run", "0.9399 ± 0.0011      2773 ± 713     1449 ± 142",
 			"0.9422 ± 0.0000      879 ± 114      874 ± 112", "+0.0023 (+2.0 SE)",
-			"0.9435 ± 0.0014 (-0.9 SE)", "0.9410 ± 0.0011 (+1.0 SE)", // RL at 5 and 15 minutes
+			"0.9435 ± 0.0014 (-0.9 SE)", "0.9410 ± 0.0011 (+1.00 SE)", // RL at 5 and 15 minutes
 			"rl-duration-aware  10m37s, 12m5s, 19m57s",
 		}},
 		// The default at 20 minutes on telco-churn, both arms in one process:
@@ -386,7 +386,7 @@ func TestBenchMergeResults(t *testing.T) {
 		{"ames-housing with the default at 4 minutes on the faster machine", results("ames-4m-aeb5837"), []string{
 			"binary aeb5837c76fa", "580 programs really run",
 			"0.1192 ± 0.0006      91 ± 8", "0.1187 ± 0.0006      84 ± 4", "-0.0006 (-0.7 SE)",
-			"0.1195 ± 0.0006 (+1.0 SE)", // RL at 1 minute
+			"0.1195 ± 0.0006 (+1.00 SE)", // RL at 1 minute
 			"rl-duration-aware  22s, 1m0s, 15s, 3m45s, 7s",
 		}},
 		// A ceiling at length: every run of both arms ends on one gradient
@@ -445,7 +445,7 @@ func TestBenchMergeResults(t *testing.T) {
 		// found 0.9295.
 		{"movie-ratings with prior on repeat at 20 minutes", results("movie-20m-cef546a-por"), []string{
 			"binary cef546a0a356", "walks that only repeat plans turn to the prior", "3973 programs really run",
-			"0.9379 ± 0.0042      1220 ± 264     1220 ± 264", "0.9422 ± 0.0000      730 ± 93       729 ± 92", "+0.0042 (+1.0 SE)",
+			"0.9379 ± 0.0042      1220 ± 264     1220 ± 264", "0.9422 ± 0.0000      730 ± 93       729 ± 92", "+0.0042 (+1.00 SE)",
 			"rl-duration-aware  5m50s, 3m30s, 12m20s",
 		}},
 		// Prior on repeat as the default, at length on hpc-job-class on a new
@@ -481,7 +481,7 @@ func TestBenchMergeResults(t *testing.T) {
 		{"austen-authorship with the default at 20 minutes", results("austen-20m-f42e53c"), []string{
 			"binary f42e53cde090", "695 programs really run",
 			"0.3194 ± 0.0060      276 ± 27       260 ± 14       1.7%", "0.3046 ± 0.0114      238 ± 11       238 ± 11       1.6%", "-0.0148 (-1.1 SE)",
-			"0.3257 ± 0.0006 (+1.0 SE)", // RL at 5 minutes
+			"0.3257 ± 0.0006 (+0.99 SE)", // RL at 5 minutes
 			"rl-duration-aware  43s, 19m23s, 19m20s", "no-learn           9m18s, 10m29s, 18m23s",
 		}},
 		// The new default (prior on repeat) at length on austen-authorship,
@@ -512,7 +512,7 @@ func TestBenchMergeResults(t *testing.T) {
 			"2.5097 ± 0.0113 (+2.1 SE)", // RL at 1 minute
 		}},
 		{"tate-artwork-year, the RL arm without the scratch prior on the same store", results("tate-4m-be77d08-scratch-prior") + "@no-learn," + results("tate-4m-be77d08-scratch-prior-0"), []string{
-			"2.4555 ± 0.0044      260 ± 21       260 ± 21       0.7%", "+0.0130 (+1.0 SE)",
+			"2.4555 ± 0.0044      260 ± 21       260 ± 21       0.7%", "+0.0130 (+0.98 SE)",
 		}},
 		// The default against --scratch-prior 0 on two more held-out tasks at
 		// 4 minutes, a new store each, two processes side by side. On
@@ -554,12 +554,12 @@ func TestBenchMergeResults(t *testing.T) {
 		// final best, so its bests and their times are the default's.
 		{"digit-images with the defaults of 2026-12-04 at 4 minutes", results("digit-4m-0cb793e"), []string{
 			"binary 0cb793e835f6", "686 programs really run",
-			"0.9861 ± 0.0000      162 ± 3        162 ± 3        1.0%", "0.9855 ± 0.0006      125 ± 6        125 ± 6        0.2%", "+0.0006 (+1.0 SE)",
+			"0.9861 ± 0.0000      162 ± 3        162 ± 3        1.0%", "0.9855 ± 0.0006      125 ± 6        125 ± 6        0.2%", "+0.0006 (+1.00 SE)",
 			"rl-duration-aware  1m11s, 1m34s, 1m47s, 36s, 2m40s",
 		}},
 		{"digit-images with --screen 8 --screen-after 64 at 4 minutes", results("digit-4m-0cb793e") + "@no-learn," + results("digit-4m-7be06d8-screen-after"), []string{
 			"once 64 new programs in a row have not beaten the best", "binary 0cb793e835f6, 7be06d8bbd0a",
-			"0.9861 ± 0.0000      142 ± 6        142 ± 6        0.9%", "+0.0006 (+1.0 SE)",
+			"0.9861 ± 0.0000      142 ± 6        142 ± 6        0.9%", "+0.0006 (+1.00 SE)",
 			"rl-duration-aware  1m11s, 1m34s, 1m47s, 36s, 2m40s",
 		}},
 		// ames-housing likewise: no run went 64 programs without a new best,
@@ -679,7 +679,7 @@ func TestBenchMergeResults(t *testing.T) {
 		{"austen-authorship with --screen 8 at 20 minutes", results("austen-20m-1a93d1b-nl", "austen-20m-1a93d1b-screen"), []string{
 			"each walk the model of results' pick of 8 candidates",
 			"0.2981 ± 0.0131      454 ± 96       389 ± 63       2.5%", "0.3056 ± 0.0114      346 ± 2        343 ± 5        1.5%", "+0.0075 (+0.4 SE)",
-			"0.3119 ± 0.0135 (+1.0 SE)", "0.3065 ± 0.0115 (+1.6 SE)", "0.2981 ± 0.0131 (+2.0 SE)", // RL at 5, 10, 15 minutes
+			"0.3119 ± 0.0135 (+1.02 SE)", "0.3065 ± 0.0115 (+1.6 SE)", "0.2981 ± 0.0131 (+2.0 SE)", // RL at 5, 10, 15 minutes
 			"rl-duration-aware  4m5s, 14m46s, 7m49s", "no-learn           4m0s, 18m13s, 16m29s",
 		}},
 		{"austen-authorship with --screen 8 and neutral choices at 20 minutes", results("austen-20m-1a93d1b-nl", "austen-20m-f723878-screen"), []string{
@@ -722,11 +722,11 @@ func TestBenchMergeResults(t *testing.T) {
 			"pick of 4 candidates;", "0.8820 ± 0.0010      122 ± 17", "-0.0035 (-1.8 SE)",
 		}},
 		{"digit-images with --screen 4 at 4 minutes", results("digit-4m-ca8ff22") + "@no-learn," + results("digit-4m-2c956b9-screen4"), []string{
-			"pick of 4 candidates;", "0.9842 ± 0.0019      176 ± 22", "-0.0019 (-1.0 SE)",
+			"pick of 4 candidates;", "0.9842 ± 0.0019      176 ± 22", "-0.0019 (-1.00 SE)",
 		}},
 		// The screen with its prior precision by evidence (03bb195, reverted).
 		{"hpc-job-class with --screen 8, α by evidence, at 4 minutes", results("hpc-4m-90700ef") + "@no-learn," + results("hpc-4m-03bb195-screen-evidence"), []string{
-			"03bb195", "pick of 8 candidates;", "0.8831 ± 0.0018      126 ± 12", "-0.0024 (-1.0 SE)",
+			"03bb195", "pick of 8 candidates;", "0.8831 ± 0.0018      126 ± 12", "-0.0024 (-0.95 SE)",
 		}},
 		{"digit-images with --screen 8, α by evidence, at 4 minutes", results("digit-4m-ca8ff22") + "@no-learn," + results("digit-4m-03bb195-screen-evidence"), []string{
 			"03bb195", "0.9842 ± 0.0009      162 ± 32", "-0.0019 (-2.0 SE)",
@@ -741,10 +741,10 @@ func TestBenchMergeResults(t *testing.T) {
 			"3 seeds", "0.9842 ± 0.0009      144 ± 17", "0.9861 ± 0.0000      161 ± 5", "-0.0019 (-2.0 SE)",
 		}},
 		{"digit-images, the default at 4 minutes", results("digit-4m-ca8ff22"), []string{
-			"0.9861 ± 0.0000      232 ± 25", "0.9768 ± 0.0040 (-1.0 SE)",
+			"0.9861 ± 0.0000      232 ± 25", "0.9768 ± 0.0040 (-1.04 SE)",
 		}},
 		{"tweet-source's committed no-learn ran slower", results("tweet-4m-99c71f3-nl", "tweet-4m-bf92deb-gain"), []string{
-			"+0.0208 (+1.0 SE)", "22 ± 2", "26.0%",
+			"+0.0208 (+0.97 SE)", "22 ± 2", "26.0%",
 		}},
 		// Gain credit (--improve-credit gain) at 10 minutes, first charged
 		// λ per doubling (da38d9f), then λ scaled to the gain (f22b9fc).

@@ -1021,9 +1021,20 @@ func gap(a, base Stat, lowerIsBetter bool) string {
 	}
 	s := fmt.Sprintf("%+.4f", d)
 	if se > 0 {
-		s += fmt.Sprintf(" (%+.1f SE)", d/se)
+		s += " (" + inSE(d/se) + ")"
 	}
 	return s
+}
+
+// inSE formats a difference in standard errors: one decimal, but two where
+// one decimal cannot say which side of one SE it lies (0.95 to 1.05 either
+// way), because "more than one SE" is issue 10's bar and "+1.0" read as
+// passing it when the difference was +0.95.
+func inSE(z float64) string {
+	if a := math.Abs(z); a >= 0.95 && a < 1.05 {
+		return fmt.Sprintf("%+.2f SE", z)
+	}
+	return fmt.Sprintf("%+.1f SE", z)
 }
 
 // diff is a's mean best less base's, signed so that positive is better, and
@@ -1076,7 +1087,7 @@ func printCurve(w io.Writer, arms []Arm, base *Arm) {
 			}
 			if base != nil && a.Arm != NoLearn && len(base.BestAt) == 4 {
 				if d, se, ok := diff(c.Best, base.BestAt[i].Best, a.LowerIsBetter); ok && se > 0 {
-					cell += fmt.Sprintf(" (%+.1f SE)", d/se)
+					cell += " (" + inSE(d/se) + ")"
 				}
 			}
 			if c.Best.N < len(a.Runs) { // some runs had no valid program yet

@@ -153,6 +153,31 @@ func TestMedian(t *testing.T) {
 	}
 }
 
+// Near one SE, the bar of issue 10's 20-minute target, a gap gets a second
+// decimal so a table cannot read +0.95 as "+1.0", past the bar; elsewhere one.
+func TestInSE(t *testing.T) {
+	for _, tc := range []struct {
+		z    float64
+		want string
+	}{
+		{0, "+0.0 SE"},
+		{0.9449, "+0.9 SE"},
+		{0.95, "+0.95 SE"},
+		{0.954, "+0.95 SE"},
+		{1, "+1.00 SE"},
+		{1.006, "+1.01 SE"},
+		{1.0499, "+1.05 SE"},
+		{1.05, "+1.1 SE"},
+		{-0.97, "-0.97 SE"},
+		{-1.2, "-1.2 SE"},
+		{2.44, "+2.4 SE"},
+	} {
+		if got := inSE(tc.z); got != tc.want {
+			t.Errorf("inSE(%v) = %q, want %q", tc.z, got, tc.want)
+		}
+	}
+}
+
 // Equal bests give an SE of exactly zero, so tables print no ratio for
 // them: three runs at letter-recognition's 0.9718 (3889 of 4002) summed to
 // an SE of 7.9e-17 before.
