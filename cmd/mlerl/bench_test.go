@@ -657,6 +657,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.5929 ± 0.0372 (+1.8 SE)", // RL at 5 minutes
 			"rl-duration-aware  7m1s, 19m58s, 19m9s", "no-learn           6m49s, 19m58s, 12m35s",
 		}},
+		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
+		// store of its 4-minute run: level on the grammar's ceiling (+0.7
+		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
+		{"telco-churn with the defaults of 2026-12-04 at 20 minutes", results("telco-20m-97992f3"), []string{
+			"binary 97992f3d7a5b", "2269 programs really run",
+			"0.8610 ± 0.0001      692 ± 41       692 ± 41       1.4%", "0.8609 ± 0.0001      768 ± 143      649 ± 80       2.1%", "+0.0001 (+0.7 SE)",
+			"0.8606 ± 0.0001 (-2.2 SE)", // RL at 10 minutes
+			"rl-duration-aware  16m10s, 3m30s, 14m35s", "no-learn           4m58s, 2m21s, 9m10s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
