@@ -666,6 +666,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8606 ± 0.0001 (-2.2 SE)", // RL at 10 minutes
 			"rl-duration-aware  16m10s, 3m30s, 14m35s", "no-learn           4m58s, 2m21s, 9m10s",
 		}},
+		// Seeds 4-5 of both arms, run later on the store seeds 1-3 left:
+		// over five seeds RL is level, -0.6 SE, each run on one of the same
+		// two programs.
+		{"telco-churn with the defaults of 2026-12-04 at 20 minutes, 5 seeds", results("telco-20m-97992f3", "telco-20m-97992f3-s45"), []string{
+			"5 seeds", "3478 programs really run",
+			"0.8609 ± 0.0000      722 ± 29       722 ± 29       1.7%", "0.8609 ± 0.0000      725 ± 83       653 ± 44       1.5%", "-0.0000 (-0.6 SE)",
+			"0.8604 ± 0.0003 (-0.5 SE)", // RL at 10 minutes
+			"rl-duration-aware  16m10s, 3m30s, 14m35s, 17m40s, 9m45s", "no-learn           4m58s, 2m21s, 9m10s, 16m55s, 12m23s",
+		}},
 		// movie-ratings at 4 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead of no-learn by more than 1 SE.
 		{"movie-ratings with the scratch prior default at 4 minutes", results("movie-4m-12ea822"), []string{
