@@ -648,6 +648,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.7332 ± 0.0003 (+1.1 SE)", // RL at 10 minutes
 			"rl-duration-aware  1m53s, 5m38s, 8m28s", "no-learn           1m30s, 17m38s, 16m38s",
 		}},
+		// Seeds 4-5 of both arms, run later on the store seeds 1-3 left:
+		// over five seeds RL is behind by more than 1 SE at 20 minutes.
+		{"stackoverflow-remote with the defaults of 2026-12-04 at 20 minutes, 5 seeds", results("stackoverflow-20m-97992f3", "stackoverflow-20m-97992f3-s45"), []string{
+			"5 seeds", "5518 programs really run",
+			"0.7335 ± 0.0005      975 ± 30       975 ± 30       1.2%", "0.7345 ± 0.0006      905 ± 43       837 ± 40       0.9%", "-0.0009 (-1.2 SE)",
+			"0.7335 ± 0.0005 (+0.6 SE)", // RL at 10 minutes
+			"rl-duration-aware  1m53s, 5m38s, 8m28s, 5m52s, 7m0s", "no-learn           1m30s, 17m38s, 16m38s, 9m19s, 2m6s",
+		}},
 		// tweet-source at 20 minutes with the defaults of 2026-12-04, a new
 		// store: RL ahead at 5 minutes (+1.8 SE), level by 20 (+0.0), the
 		// seeds split by line as in the run of 2026-11-29.
