@@ -665,6 +665,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.5929 ± 0.0372 (+1.8 SE)", // RL at 5 minutes
 			"rl-duration-aware  7m1s, 19m58s, 19m9s", "no-learn           6m49s, 19m58s, 12m35s",
 		}},
+		// Seeds 4-5 of both arms, run later on the store seeds 1-3 left:
+		// over five seeds RL is ahead by 0.5 SE, its seed 5 on a line no
+		// other run reached (XGBoost on numbers, dates and word counts).
+		{"tweet-source with the defaults of 2026-12-04 at 20 minutes, 5 seeds", results("tweet-20m-97992f3", "tweet-20m-97992f3-s45"), []string{
+			"5 seeds", "1381 programs really run",
+			"0.5503 ± 0.0512      161 ± 11       161 ± 11       12.7%", "0.5768 ± 0.0163      147 ± 7        147 ± 7        14.7%", "+0.0266 (+0.5 SE)",
+			"0.6189 ± 0.0259 (+1.4 SE)", // RL at 5 minutes
+			"rl-duration-aware  7m1s, 19m58s, 19m9s, 9m58s, 19m27s", "no-learn           6m49s, 19m58s, 12m35s, 16m22s, 17m28s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
