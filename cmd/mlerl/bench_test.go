@@ -583,6 +583,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.5255 ± 0.0080 (+1.2 SE)", // RL at 15 minutes
 			"rl-duration-aware  17m1s, 14m29s, 6m4s", "no-learn           7m44s, 11m48s, 3m41s",
 		}},
+		// Seeds 4-5 of both arms, run later on the store seeds 1-3 left:
+		// over five seeds RL is ahead by more than 2 SE at 20 minutes.
+		{"poll-adjustment with the defaults of 2026-12-04 at 20 minutes, 5 seeds", results("poll-20m-97992f3", "poll-20m-97992f3-s45"), []string{
+			"5 seeds", "4093 programs really run",
+			"0.5251 ± 0.0076      608 ± 13       608 ± 13       0.9%", "0.5786 ± 0.0208      539 ± 32       537 ± 31       0.9%", "+0.0535 (+2.4 SE)",
+			"0.5294 ± 0.0081 (+2.5 SE)", // RL at 15 minutes
+			"rl-duration-aware  17m1s, 14m29s, 6m4s, 5m43s, 15m27s", "no-learn           7m44s, 11m48s, 3m41s, 17m33s, 14m16s",
+		}},
 		{"poll-adjustment with --screen 8 --screen-after 64 at 20 minutes", results("poll-20m-97992f3") + "@no-learn," + results("poll-20m-97992f3-screen-after"), []string{
 			"once 64 new programs in a row have not beaten the best", "2782 programs really run",
 			"0.5463 ± 0.0301      586 ± 15       586 ± 15       2.1%", "+0.0210 (+0.5 SE)",
