@@ -674,8 +674,8 @@ func TestBenchMergeResults(t *testing.T) {
 			"rl-duration-aware  7m1s, 19m58s, 19m9s", "no-learn           6m49s, 19m58s, 12m35s",
 		}},
 		// Seeds 4-5 of both arms, run later on the store seeds 1-3 left:
-		// over five seeds RL is ahead by 0.5 SE, its seed 5 on a line no
-		// other run reached (XGBoost on numbers, dates and word counts).
+		// over five seeds RL is ahead by 0.5 SE, its seed 5 far below any
+		// other run (XGBoost on numbers, dates and word counts).
 		{"tweet-source with the defaults of 2026-12-04 at 20 minutes, 5 seeds", results("tweet-20m-97992f3", "tweet-20m-97992f3-s45"), []string{
 			"5 seeds", "1381 programs really run",
 			"0.5503 ± 0.0512      161 ± 11       161 ± 11       12.7%", "0.5768 ± 0.0163      147 ± 7        147 ± 7        14.7%", "+0.0266 (+0.5 SE)",
