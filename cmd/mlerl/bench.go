@@ -18,8 +18,8 @@ import (
 const benchUsage = `usage: mlerl bench duration-ablation [--json] [--seeds N] [--workers N] [--budget DUR] [--batch B] [--table NAME|FILE]
        mlerl bench record-replay --task T --out FILE [--plans N] [--repeats R] [--seed S] [--timeout DUR]
        mlerl bench mlebench --repo MLEBENCH --data DATA [--out DIR] [--budget 4m] [--policy recipe|llm ...] [--seed S] [--json] ID...
-       mlerl bench rl-vs-prompting --task T[,T...] [--seeds 5] [--first-seed 1] [--budget 4m] [--workers 2] [--batch 8] [--arms A,B] [--cache DIR] [--json]
-       mlerl bench rl-vs-prompting --merge FILE,FILE... [--json]
+       mlerl bench rl-vs-prompting --task T[,T...] [--seeds 5] [--first-seed 1] [--budget 4m] [--workers 2] [--batch 8] [--arms A,B] [--cache DIR] [--at DUR,...] [--json]
+       mlerl bench rl-vs-prompting --merge FILE,FILE... [--at DUR,...] [--json]
 built-in tables (--table NAME): hpc-job-class (default) and letter-recognition, recorded from real runs; synthetic, made up`
 
 // runBench runs benchmarks that stand for a claim of the method:

@@ -847,6 +847,14 @@ func TestBenchMergeResults(t *testing.T) {
 		!strings.Contains(stdout.String(), "0.8840 ± 0.0007") {
 		t.Errorf("merge of a file named with an @: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
+	// --at adds a column to the curve: tweet-source's five seeds at 4 minutes
+	// of 20, beside the 4-minute runs.
+	stdout.Reset()
+	if code := run(context.Background(), []string{"bench", "rl-vs-prompting", "--merge", results("tweet-20m-97992f3", "tweet-20m-97992f3-s45"), "--at", "4m"}, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "best so far at     4m0s                               5m0s") ||
+		!strings.Contains(stdout.String(), "rl-duration-aware  0.6504 ± 0.0271 (+0.4 SE)          0.6189 ± 0.0259 (+1.4 SE)") {
+		t.Errorf("merge --at 4m: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
 	garbage := filepath.Join(t.TempDir(), "garbage.json")
 	if err := os.WriteFile(garbage, []byte(`{"runs": 3}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -859,6 +867,9 @@ func TestBenchMergeResults(t *testing.T) {
 		{[]string{"--merge", garbage}, 1, "garbage.json is not the --json output"},
 		{[]string{"--merge", dir + "no-such.json"}, 1, "no-such.json"},
 		{[]string{"--merge", files, "--seeds", "3"}, 2, "--seeds does not apply to --merge"},
+		{[]string{"--merge", files, "--at", "25m"}, 1, "checkpoint 25m0s is not within the budget of 4m0s"},
+		{[]string{"--merge", files, "--at", "4x"}, 2, `--at: time: unknown unit "x"`},
+		{[]string{"--task", "tiny-reviews", "--budget", "4m", "--at", "5m"}, 2, "--at: checkpoint 5m0s is not within the budget of 4m0s"},
 		{[]string{"--merge", results("stackoverflow-4m-99c71f3-nl", "stackoverflow-4m-99c71f3-nl")}, 1, "seed 1 is in both"},
 		// Without @no-learn the gain file's RL arm does not merge with the
 		// default's; a misspelt arm is named, with the file's arms.

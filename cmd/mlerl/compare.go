@@ -56,10 +56,15 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	mix := fs.String("mix", rl.MixHalf, "every arm: the share of improve prompts, half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the new bests)")
 	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
 	merge := fs.String("merge", "", "print the table of earlier --json outputs (files, comma-separated: arms run side by side, or seeds run later; FILE@ARM[+ARM] takes only those arms of FILE) as one comparison, instead of running")
+	atArg := fs.String("at", "", "virtual times within the budget, comma-separated, at which the table also gives each arm's best so far, beside the quarters (say 4m in a 20m run, to set beside 4-minute runs); with --merge too")
 	var ef envFlags
 	ef.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err}
+	}
+	at, err := parseAt(*atArg)
+	if err != nil {
+		return usageErrorf("bench rl-vs-prompting: --at: %v", err)
 	}
 	if err := recipe.CheckGrid(*grid); err != nil {
 		return usageErrorf("bench rl-vs-prompting: --grid: %v", err)
@@ -68,14 +73,17 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *merge != "" {
 		for name := range set {
-			if name != "merge" && name != "json" {
+			if name != "merge" && name != "json" && name != "at" {
 				return usageErrorf("bench rl-vs-prompting: --%s does not apply to --merge, which only reads earlier results", name)
 			}
 		}
 		if fs.NArg() > 0 {
 			return usageErrorf("bench rl-vs-prompting: unexpected argument %q", fs.Arg(0))
 		}
-		return mergeResults(splitList(*merge), *asJSON, stdout)
+		return mergeResults(splitList(*merge), at, *asJSON, stdout)
+	}
+	if err := compare.CheckAt(at, *budget); err != nil {
+		return usageErrorf("bench rl-vs-prompting: --at: %v", err)
 	}
 	adaptive, err := rl.ParseMix(*mix)
 	if err != nil {
@@ -153,7 +161,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		Learning: compare.Learning{Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, ChargeSlowerOnly: *slowerOnly, Elite: *elite,
 			DecisionCredit: *decisionCredit, EditFloor: *editFloor, ScratchPrior: *scratchPrior, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
 			ScreenPerSecond: *screenPerSecond, ScreenAfter: *screenAfter, InitPolicy: *initPolicy, Buffer: *buffer},
-		RunsDir: *runsDir, Parallel: *parallel,
+		RunsDir: *runsDir, Parallel: *parallel, At: at,
 		Grid: *grid, Lines: *lines, AdaptiveMix: adaptive,
 	})
 	if res != nil {
@@ -194,11 +202,25 @@ func anyRun(res *compare.Result) bool {
 	return false
 }
 
+// parseAt reads --at: durations, comma-separated ("" is none).
+func parseAt(s string) ([]time.Duration, error) {
+	var at []time.Duration
+	for _, p := range splitList(s) {
+		d, err := time.ParseDuration(p)
+		if err != nil {
+			return nil, err
+		}
+		at = append(at, d)
+	}
+	return at, nil
+}
+
 // mergeResults reads the --json outputs in paths and writes them as one
-// comparison: a table, or one JSON document with asJSON. A path may end in
-// @ARM[+ARM] to take only those arms of its file: the no-learn arm of a file
-// whose RL arm ran with other settings, to compare another RL arm with it.
-func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
+// comparison: a table, or one JSON document with asJSON, its curve with the
+// checkpoints at besides the quarters. A path may end in @ARM[+ARM] to take
+// only those arms of its file: the no-learn arm of a file whose RL arm ran
+// with other settings, to compare another RL arm with it.
+func mergeResults(paths []string, at []time.Duration, asJSON bool, stdout io.Writer) error {
 	var parts []*compare.Result
 	for i, p := range paths {
 		var keep []string
@@ -229,6 +251,9 @@ func mergeResults(paths []string, asJSON bool, stdout io.Writer) error {
 	res, err := compare.Merge(parts, paths)
 	if err != nil {
 		return err
+	}
+	if err := res.CheckpointsAt(at); err != nil {
+		return fmt.Errorf("--merge: --at: %w", err)
 	}
 	return writeComparison(res, nil, asJSON, stdout)
 }

@@ -91,6 +91,9 @@ type Config struct {
 	// (as train writes them) in RunsDir/TASK/ARM-seedN, to see where an
 	// arm's best came from and how its policy moved.
 	RunsDir string
+	// At are virtual times within the budget at which the table's curve
+	// gives each arm's best so far, besides the quarters (see CheckAt).
+	At []time.Duration
 }
 
 // Run is one arm on one task with one seed.
@@ -207,8 +210,10 @@ type Arm struct {
 	FailureRate   Stat   `json:"failure_rate"`
 	LateScratch   Stat   `json:"late_scratch_median"`
 	Updates       Stat   `json:"updates"`
-	// BestAt is the best so far at each quarter of the budget, over the
-	// runs that recorded their steps and had a valid program by then.
+	// BestAt is the best so far at each quarter of the budget (and at the
+	// times asked for besides: Config.At, Result.CheckpointsAt), in order,
+	// over the runs that recorded their steps and had a valid program by
+	// then.
 	BestAt []Checkpoint `json:"best_at,omitempty"`
 	// Stopped are the runs the comparison was stopped in the middle of,
 	// as far as they got: not in any summary above (their budget was
@@ -262,6 +267,9 @@ type Result struct {
 
 // Compare runs every arm on every task with every seed.
 func Compare(ctx context.Context, cfg Config) (*Result, error) {
+	if err := CheckAt(cfg.At, cfg.Budget); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
 	if cfg.Seeds < 1 || cfg.FirstSeed < 0 || cfg.Workers < 1 || cfg.Batch < 1 || cfg.Budget <= 0 || len(cfg.Tasks) == 0 {
 		return nil, fmt.Errorf("compare: need tasks, seeds, workers, batch and a budget (got %d tasks, %d seeds from %d, %d workers, batch %d, %v)",
 			len(cfg.Tasks), cfg.Seeds, cfg.FirstSeed, cfg.Workers, cfg.Batch, cfg.Budget)
@@ -431,7 +439,7 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 		finished++
 	}
 	for _, a := range armList {
-		a.summarise(cfg.Budget)
+		a.summarise(cfg.Budget, cfg.At...)
 		res.Arms = append(res.Arms, *a)
 	}
 	if len(errs) == 0 && ctx.Err() != nil {
@@ -713,8 +721,10 @@ func median(xs []float64) float64 {
 }
 
 // summarise computes the arm's statistics from its runs; budget places the
-// checkpoints of BestAt.
-func (a *Arm) summarise(budget time.Duration) {
+// checkpoints of BestAt at its quarters, and at adds more (virtual times
+// within it: the 4-minute mark of a 20-minute run, to set beside 4-minute
+// runs).
+func (a *Arm) summarise(budget time.Duration, at ...time.Duration) {
 	var best, eps, dist, fail, late, upd []float64
 	for _, r := range a.Runs {
 		upd = append(upd, float64(r.Updates))
@@ -736,16 +746,49 @@ func (a *Arm) summarise(budget time.Duration) {
 	if !slices.ContainsFunc(a.Runs, func(r Run) bool { return len(r.Steps) > 0 }) {
 		return // results written before steps were kept
 	}
+	var times []float64
 	for q := 1; q <= 4; q++ {
-		t := budget.Seconds() * float64(q) / 4
-		var at []float64
+		times = append(times, budget.Seconds()*float64(q)/4)
+	}
+	for _, d := range at {
+		times = append(times, d.Seconds())
+	}
+	slices.Sort(times)
+	for _, t := range slices.Compact(times) {
+		var bests []float64
 		for _, r := range a.Runs {
 			if b, ok := bestAt(r.Steps, t); ok {
-				at = append(at, b)
+				bests = append(bests, b)
 			}
 		}
-		a.BestAt = append(a.BestAt, Checkpoint{T: t, Best: stat(at)})
+		a.BestAt = append(a.BestAt, Checkpoint{T: t, Best: stat(bests)})
 	}
+}
+
+// CheckAt says whether at are times within budget that CheckpointsAt can
+// add (nil), or which is not.
+func CheckAt(at []time.Duration, budget time.Duration) error {
+	for _, d := range at {
+		if d <= 0 || d > budget {
+			return fmt.Errorf("checkpoint %s is not within the budget of %s", d, budget)
+		}
+	}
+	return nil
+}
+
+// CheckpointsAt recomputes every arm's BestAt with the quarters of the
+// budget and the times at (see CheckAt), so the table's curve has a column
+// for each.
+func (r *Result) CheckpointsAt(at []time.Duration) error {
+	if err := CheckAt(at, r.Budget); err != nil {
+		return err
+	}
+	for i := range r.Arms {
+		if len(r.Arms[i].BestAt) > 0 { // results with steps recorded
+			r.Arms[i].summarise(r.Budget, at...)
+		}
+	}
+	return nil
 }
 
 // stat is the mean of xs and its standard error. Equal values give exactly
@@ -1055,37 +1098,47 @@ func vtime(t float64) string {
 	return time.Duration(t * float64(time.Second)).Round(time.Second).String()
 }
 
-// curveFormat is one line of printCurve's table: the arm, then a column per
-// quarter of the budget.
-const curveFormat = "  %-18s %-34s %-34s %-34s %s\n"
+// curveLine writes one line of printCurve's table: the arm, then a column
+// per checkpoint, the last one unpadded.
+func curveLine(w io.Writer, cells []string) {
+	line := fmt.Sprintf("  %-18s", cells[0])
+	for i, c := range cells[1:] {
+		if i < len(cells)-2 {
+			c = fmt.Sprintf("%-34s", c)
+		}
+		line += " " + c
+	}
+	fmt.Fprintln(w, line)
+}
 
 // printCurve writes, when the runs recorded their steps, each arm's best so
-// far at each quarter of the budget (with RL's gap to no-learn there, and
+// far at each checkpoint of BestAt (with RL's gap to no-learn there, and
 // [n=k] when only k runs had a valid program by then), when each run found
 // its final best, and when each first got to the level every no-learn run
 // reached: a long run read as the shorter budgets it contains, and who got
 // there first where both end level.
 func printCurve(w io.Writer, arms []Arm, base *Arm) {
-	i := slices.IndexFunc(arms, func(a Arm) bool { return len(a.BestAt) == 4 })
+	i := slices.IndexFunc(arms, func(a Arm) bool { return len(a.BestAt) > 0 })
 	if i < 0 {
 		return
 	}
-	cells := []any{"best so far at"}
+	n := len(arms[i].BestAt) // every arm's, when all recorded steps
+	cells := []string{"best so far at"}
 	for _, c := range arms[i].BestAt {
 		cells = append(cells, vtime(c.T))
 	}
-	fmt.Fprintf(w, curveFormat, cells...)
+	curveLine(w, cells)
 	for _, a := range arms {
-		if len(a.BestAt) != 4 {
+		if len(a.BestAt) != n {
 			continue
 		}
-		cells := []any{a.Arm}
+		cells := []string{a.Arm}
 		for i, c := range a.BestAt {
 			cell := "-"
 			if c.Best.N > 0 {
 				cell = fmt.Sprintf("%.4f ± %.4f", c.Best.Mean, c.Best.SE)
 			}
-			if base != nil && a.Arm != NoLearn && len(base.BestAt) == 4 {
+			if base != nil && a.Arm != NoLearn && len(base.BestAt) == n {
 				if d, se, ok := diff(c.Best, base.BestAt[i].Best, a.LowerIsBetter); ok && se > 0 {
 					cell += " (" + inSE(d/se) + ")"
 				}
@@ -1095,7 +1148,7 @@ func printCurve(w io.Writer, arms []Arm, base *Arm) {
 			}
 			cells = append(cells, cell)
 		}
-		fmt.Fprintf(w, curveFormat, cells...)
+		curveLine(w, cells)
 	}
 	perSeed(w, "  final best first reached at, per seed:", arms, func(a Arm, r Run) string {
 		return vtime(r.Steps[len(r.Steps)-1].T)

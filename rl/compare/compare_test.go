@@ -542,7 +542,38 @@ func TestPrintCurve(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
 	}
+	// A checkpoint asked for besides the quarters gets a column in order; one
+	// on a quarter adds none.
+	if err := res.CheckpointsAt([]time.Duration{4 * time.Minute, 15 * time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	var ts []float64
+	for _, c := range res.Arms[1].BestAt {
+		ts = append(ts, c.T)
+	}
+	if !slices.Equal(ts, []float64{240, 300, 600, 900, 1200}) || len(res.Arms[0].BestAt) != 5 {
+		t.Fatalf("checkpoints at %v, want 4 minutes and the quarters", ts)
+	}
+	out.Reset()
+	res.Print(&out)
+	for _, want := range []string{
+		"best so far at     4m0s                               5m0s",
+		"0.9000 ± 0.0000 [n=1]              0.9000 ± 0.0000 [n=1]", // no-learn at 4 and 5 minutes
+		"0.6500 ± 0.0500 (+5.0 SE)          0.6200 ± 0.0200",       // RL at 4 minutes: seed 2 at 0.7 until 4m10s
+		"0.6200 ± 0.0200 (+0.6 SE)\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table with a 4-minute checkpoint lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, bad := range []time.Duration{0, 21 * time.Minute} {
+		if err := res.CheckpointsAt([]time.Duration{bad}); err == nil || !strings.Contains(err.Error(), "not within the budget of 20m0s") {
+			t.Errorf("checkpoint %s: %v", bad, err)
+		}
+	}
 	// no-learn merged from a file written before steps were kept: RL's curve alone.
+	res.Arms[0].summarise(res.Budget)
+	res.Arms[1].summarise(res.Budget)
 	res.Arms[0].Runs[0].Steps, res.Arms[0].Runs[1].Steps = nil, nil
 	res.Arms[0].summarise(res.Budget)
 	out.Reset()
