@@ -73,8 +73,9 @@ type spec struct {
 	options []string
 	applies func(p *Profile, c choices) bool
 	allowed func(p *Profile, c choices, opt string) bool
-	// risky says an allowed option is expected to fail on this task given
-	// the choices so far (Decision.Avoid); nil: none is.
+	// risky says an allowed option is expected to fail, or to score badly
+	// (uncalibrated scores for probabilities), on this task given the choices
+	// so far (Decision.Avoid); nil: none is.
 	risky func(p *Profile, c choices, opt string) bool
 	// wide are values offered only on the wide grid (GridWide), appended
 	// to options by init so every option index stays what it was; standard
@@ -212,7 +213,10 @@ var grammar = []spec{
 		risky: func(p *Profile, c choices, o string) bool {
 			return denseOnly[o] && sparseLikely(p, c) || slowOnText[o] && bigText(p, c) ||
 				// No probabilities where the metric needs them, and too few
-				// rows of the rarest class to calibrate (before any split).
+				// rows of the rarest class to calibrate (before any split):
+				// the program then submits a softmax of the decision scores
+				// (renderer.ScoresOnly), valid but uncalibrated; it crashed
+				// before 2026-12-06, and the prior still avoids it.
 				classifies(p, c) && p.NeedsProba() && !families[o].hasPredictProb && !calibratable(p, c)
 		}},
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
@@ -262,7 +266,11 @@ var grammar = []spec{
 		allowed: func(p *Profile, c choices, o string) bool { return o != "nb_loglinear" || poolsNB(p, c) },
 		// Combining classifiers needs the model's probabilities; without
 		// them, only calibration (asked next, for probability metrics)
-		// would give it some.
+		// would give it some. The program combines a softmax of the
+		// decision scores instead (renderer.ScoresOnly; it crashed before
+		// 2026-12-06); the prior still avoids it, but an improve edit that
+		// keeps a parent's ensemble and changes its model family to one of
+		// these now runs.
 		risky: func(p *Profile, c choices, o string) bool {
 			return o != "none" && classifies(p, c) && withoutProba(c) &&
 				(!p.NeedsProba() || !calibratable(p, c))
@@ -282,6 +290,8 @@ var grammar = []spec{
 	{name: "calibration", part: PartEnsembling, options: []string{"none", "sigmoid", "isotonic"},
 		applies: func(p *Profile, _ choices) bool { return p.IsClassification() && p.NeedsProba() },
 		allowed: func(p *Profile, c choices, o string) bool { return o == "none" || calibratable(p, c) },
+		// Uncalibrated scores (renderer.ScoresOnly) where the metric wants
+		// probabilities: valid since 2026-12-06, still avoided by the prior.
 		risky: func(_ *Profile, c choices, o string) bool {
 			return o == "none" && withoutProba(c)
 		}},

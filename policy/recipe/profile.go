@@ -9,8 +9,13 @@
 // the search real: durations from under a second to minutes, slower choices
 // that are often stronger, and programs that fail at different stages by their
 // own nature (a model that cannot take NaN, sparse text fed to a dense-only
-// model, a loader option that does not fit the file, predict_proba on a model
-// that has none). Nothing in a rendered program raises on purpose.
+// model, a loader option that does not fit the file). Nothing in a rendered
+// program raises on purpose. A model without predict_proba where
+// probabilities are needed was such a mode until 2026-12-06; its decision
+// scores stand in now (renderer.ScoresOnly), because an improve edit keeps
+// its parent's ensemble: editing a pooled parent's model family to a linear
+// SVM always crashed, and the failure taught the policy to avoid the family,
+// not the choice that caused it.
 package recipe
 
 import (

@@ -163,6 +163,21 @@ func (r *renderer) NeedsProba() bool {
 	return r.Cls && (r.P.NeedsProba() || r.HasSecond())
 }
 
+// ScoresOnly says the model has no predict_proba as rendered (LinearSVC,
+// RidgeClassifier, not calibrated) where probabilities are needed: a plan
+// that pools or averages it with a second model, or a probability metric.
+// Its decision scores are turned into probabilities instead. Before, such a
+// program crashed, and an improve edit of a pooled parent to one of these
+// families always did (it keeps the parent's ensemble): a crash no choice
+// could learn around (issue 10).
+func (r *renderer) ScoresOnly() bool {
+	cal := r.c["calibration"]
+	return r.NeedsProba() && !families[r.c["model.family"]].hasPredictProb && cal != "sigmoid" && cal != "isotonic"
+}
+
+// FamilyName is the model family's class name, as the program constructs it.
+func (r *renderer) FamilyName() string { return families[r.c["model.family"]].classifier }
+
 // SubmitsPositive says the submission is the positive class's probability (auc).
 func (r *renderer) SubmitsPositive() bool {
 	return r.metric.Probabilities() && r.metric.Columns == grade.OneColumn

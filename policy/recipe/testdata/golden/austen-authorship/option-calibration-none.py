@@ -82,7 +82,13 @@ nb_weight = 0.1
 X_train, X_valid, y_train, y_valid = train_test_split(X, y, test_size=0.2, random_state=0)
 model.fit(X_train, y_train)
 second_model.fit(X_train, y_train)
-proba = model.predict_proba(X_valid)
+# LinearSVC has no predict_proba: a softmax of its decision scores stands in for the
+# probabilities that are combined or submitted (uncalibrated, but a valid prediction).
+scores = model.decision_function(X_valid)
+if scores.ndim == 1:  # two classes: the score of the second
+    scores = np.column_stack([-scores, scores])
+proba = np.exp(scores - scores.max(axis=1, keepdims=True))
+proba /= proba.sum(axis=1, keepdims=True)
 valid_pred_proba = np.zeros((len(proba), n_classes))
 valid_pred_proba[:, model.classes_] += proba
 nb_proba = np.zeros((len(proba), n_classes))
@@ -105,7 +111,13 @@ print(f"fitted on {len(X)} rows in {time.time() - fit_started:.1f}s")
 # Score on rows the model has seen: optimistic, but shows whether it learned anything.
 seen = np.random.RandomState(0).permutation(len(X))[:2000]
 X_train_sample, y_train_sample = X.iloc[seen], y[seen]
-proba = model.predict_proba(X_train_sample)
+# LinearSVC has no predict_proba: a softmax of its decision scores stands in for the
+# probabilities that are combined or submitted (uncalibrated, but a valid prediction).
+scores = model.decision_function(X_train_sample)
+if scores.ndim == 1:  # two classes: the score of the second
+    scores = np.column_stack([-scores, scores])
+proba = np.exp(scores - scores.max(axis=1, keepdims=True))
+proba /= proba.sum(axis=1, keepdims=True)
 train_sample_pred_proba = np.zeros((len(proba), n_classes))
 train_sample_pred_proba[:, model.classes_] += proba
 nb_proba = np.zeros((len(proba), n_classes))
@@ -120,7 +132,13 @@ train_score = log_loss(y_train_sample, train_sample_pred, labels=np.arange(n_cla
 print(f"training log_loss: {train_score:.5f}")
 
 # Predict the test rows and write the submission in the sample's format.
-proba = model.predict_proba(X_test)
+# LinearSVC has no predict_proba: a softmax of its decision scores stands in for the
+# probabilities that are combined or submitted (uncalibrated, but a valid prediction).
+scores = model.decision_function(X_test)
+if scores.ndim == 1:  # two classes: the score of the second
+    scores = np.column_stack([-scores, scores])
+proba = np.exp(scores - scores.max(axis=1, keepdims=True))
+proba /= proba.sum(axis=1, keepdims=True)
 test_pred_proba = np.zeros((len(proba), n_classes))
 test_pred_proba[:, model.classes_] += proba
 nb_proba = np.zeros((len(proba), n_classes))

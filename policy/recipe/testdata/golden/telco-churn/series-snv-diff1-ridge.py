@@ -72,7 +72,13 @@ print(f"fitted on {len(X)} rows in {time.time() - fit_started:.1f}s")
 # Score on rows the model has seen: optimistic, but shows whether it learned anything.
 seen = np.random.RandomState(0).permutation(len(X))[:2000]
 X_train_sample, y_train_sample = X.iloc[seen], y[seen]
-proba = model.predict_proba(X_train_sample)
+# RidgeClassifier has no predict_proba: a softmax of its decision scores stands in for the
+# probabilities that are combined or submitted (uncalibrated, but a valid prediction).
+scores = model.decision_function(X_train_sample)
+if scores.ndim == 1:  # two classes: the score of the second
+    scores = np.column_stack([-scores, scores])
+proba = np.exp(scores - scores.max(axis=1, keepdims=True))
+proba /= proba.sum(axis=1, keepdims=True)
 train_sample_pred_proba = np.zeros((len(proba), n_classes))
 train_sample_pred_proba[:, model.classes_] += proba
 train_sample_pred = train_sample_pred_proba[:, positive]
@@ -80,7 +86,13 @@ train_score = roc_auc_score(y_train_sample == positive, train_sample_pred)
 print(f"training auc: {train_score:.5f}")
 
 # Predict the test rows and write the submission in the sample's format.
-proba = model.predict_proba(X_test)
+# RidgeClassifier has no predict_proba: a softmax of its decision scores stands in for the
+# probabilities that are combined or submitted (uncalibrated, but a valid prediction).
+scores = model.decision_function(X_test)
+if scores.ndim == 1:  # two classes: the score of the second
+    scores = np.column_stack([-scores, scores])
+proba = np.exp(scores - scores.max(axis=1, keepdims=True))
+proba /= proba.sum(axis=1, keepdims=True)
 test_pred_proba = np.zeros((len(proba), n_classes))
 test_pred_proba[:, model.classes_] += proba
 test_pred = test_pred_proba[:, positive]
