@@ -682,6 +682,20 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.6189 ± 0.0259 (+1.4 SE)", // RL at 5 minutes
 			"rl-duration-aware  7m1s, 19m58s, 19m9s, 9m58s, 19m27s", "no-learn           6m49s, 19m58s, 12m35s, 16m22s, 17m28s",
 		}},
+		// wordnet-supersense at 20 minutes with main's defaults: before the
+		// predict_proba fix (a0835fd), seeds 1-2 (seed 3 stopped when the fix
+		// came), and after it, seeds 1-3 on the same store; RL's seed 1 went
+		// from 0.6683 to 0.6865, and over three seeds it is level (-0.2 SE).
+		{"wordnet-supersense at 20 minutes before the predict_proba fix, seeds 1-2", results("wordnet-20m-97992f3-s12"), []string{
+			"binary 97992f3d7a5b, 2 seeds", "0.6790 ± 0.0106      199 ± 8", "0.6777 ± 0.0000      239 ± 30", "+0.0013 (+0.1 SE)",
+			"stopped: rl-duration-aware seed 3 at 4m7s of 20m0s virtual, best 0.6439",
+		}},
+		{"wordnet-supersense at 20 minutes with the predict_proba fix", results("wordnet-20m-a0835fd"), []string{
+			"binary a0835fd77fdc, 3 seeds", "578 programs really run",
+			"0.6758 ± 0.0122      214 ± 5        214 ± 5        4.4%", "0.6777 ± 0.0000      230 ± 19       230 ± 19       5.1%", "-0.0019 (-0.2 SE)",
+			"0.6594 ± 0.0092 (-0.6 SE)", // RL at 10 minutes
+			"rl-duration-aware  18m35s, 15m21s, 12m15s", "no-learn           14m42s, 16m43s, 12m52s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
