@@ -696,6 +696,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.6594 ± 0.0092 (-0.6 SE)", // RL at 10 minutes
 			"rl-duration-aware  18m35s, 15m21s, 12m15s", "no-learn           14m42s, 16m43s, 12m52s",
 		}},
+		// telco-churn at 4 minutes after the predict_proba fix, on the store
+		// of its run with the defaults of 2026-12-04 (+0.4 SE): no crash at
+		// predict_proba (26 before), failures 0.1% in both arms, +0.8 SE.
+		{"telco-churn at 4 minutes with the predict_proba fix", results("telco-4m-a0835fd"), []string{
+			"binary a0835fd77fdc, 5 seeds", "471 programs really run",
+			"0.8598 ± 0.0004      150 ± 8        150 ± 8        0.1%", "0.8591 ± 0.0008      133 ± 13       133 ± 13       0.1%", "+0.0007 (+0.8 SE)",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
