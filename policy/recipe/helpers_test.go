@@ -32,6 +32,22 @@ func mustProfile(t testing.TB, dir string) *Profile {
 	return p
 }
 
+// renderHolding renders plan for p after checking that it holds every value
+// of choose (a walk that could not take one would test another program).
+func renderHolding(t testing.TB, p *Profile, plan *Plan, choose map[string]string) string {
+	t.Helper()
+	for k, v := range choose {
+		if got := plan.Get(k); got != v {
+			t.Fatalf("%s: plan %s has %s=%q, want %q", p.Task.Name, plan.Key(), k, got, v)
+		}
+	}
+	code, err := Render(p, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
 // suiteProfile profiles the suite task name, skipping the test when this
 // checkout has no such task.
 func suiteProfile(t testing.TB, name string) *Profile {

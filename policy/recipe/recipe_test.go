@@ -656,15 +656,7 @@ func TestNewOptionsRun(t *testing.T) {
 	for _, tc := range tests {
 		p := mustProfile(t, filepath.Join("testdata", tc.task))
 		plan := withChoices(t, p, tc.choose)
-		for k, v := range tc.choose {
-			if got := plan.Get(k); got != v {
-				t.Fatalf("%s: plan %s has %s=%q, want %q", tc.task, plan.Key(), k, got, v)
-			}
-		}
-		code, err := Render(p, plan)
-		if err != nil {
-			t.Fatal(err)
-		}
+		code := renderHolding(t, p, plan, tc.choose)
 		r := runProgram(t, p, code, time.Minute)
 		if !r.Valid {
 			t.Errorf("%s %s: %s\n%s\n%s", tc.task, plan.Key(), r, code, r.Output)
