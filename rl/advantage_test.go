@@ -103,7 +103,7 @@ func TestBuffer(t *testing.T) {
 	if b.Add(sol("t", "c", true, 0.8)) {
 		t.Error("same program, worse result, kept twice")
 	}
-	if b.Pick("other", rand.New(rand.NewPCG(1, 2))) != nil {
+	if b.Pick("other", 0, rand.New(rand.NewPCG(1, 2))) != nil {
 		t.Error("picked from an empty task")
 	}
 }
@@ -120,7 +120,7 @@ func TestBufferPickFavoursBest(t *testing.T) {
 	const n = 40000
 	count := map[float64]int{}
 	for range n {
-		count[b.Pick("t", rng).Result.Reward]++
+		count[b.Pick("t", 0, rng).Result.Reward]++
 	}
 	for r, want := range map[float64]float64{0.9: 0.625, 0.7: 0.125, 0.5: 0.125, 0.2: 0.125} {
 		// 5 standard deviations of a binomial share at n = 40000 is under 0.013.

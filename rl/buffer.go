@@ -21,8 +21,19 @@ type Buffer struct {
 	// this table, rarely beats it and is never edited (bench/RESULTS.md: on
 	// poll-adjustment and hpc-job-class every run ends in one of two model
 	// families, and which one is most of the spread between seeds).
-	Lines  int                             `json:"lines,omitempty"`
-	ByLine map[string]map[string]*Solution `json:"by_line,omitempty"`
+	Lines int `json:"lines,omitempty"`
+	// LinesAfter, when above 0, keeps the Lines share for a task whose best
+	// has not moved for LinesAfter completed episodes (Pick's stall): while
+	// edits of the best still win, they all go to it. The share halves the
+	// edits of the best, and a best refined over many edits is where the
+	// long runs' best programs came from (bench/RESULTS.md, "Improve parents
+	// from more lines"). Yet most of a long run is a stall: on
+	// stackoverflow-remote at 20 minutes (two of five RL seeds ended on
+	// gradient boosting, below the XGBoost of the others), 8 of the 10 runs'
+	// bests stood still for their last 430-890 of 770-1,060 episodes, while
+	// no new best after minute 4 came after a stall longer than 521.
+	LinesAfter int                             `json:"lines_after,omitempty"`
+	ByLine     map[string]map[string]*Solution `json:"by_line,omitempty"`
 }
 
 // NewBuffer returns an empty buffer keeping k solutions per task.
@@ -103,15 +114,19 @@ func (b *Buffer) LineBests(taskName string) []*Solution {
 //
 // With Lines set and another line on the task, half the draws are first
 // given to the best of one of the Lines best lines other than the best
-// solution's (uniformly), the rest as above. Without Lines the draws, and so
-// the random stream, are what they were before lines existed.
-func (b *Buffer) Pick(taskName string, rng *rand.Rand) *Solution {
+// solution's (uniformly), the rest as above; with LinesAfter as well, only
+// once stall (the episodes since the task's best last moved) reaches it.
+// Without Lines, or before that, the draws, and so the random stream, are
+// what they were before lines existed.
+func (b *Buffer) Pick(taskName string, stall int, rng *rand.Rand) *Solution {
 	list := b.ByTask[taskName]
 	if len(list) == 0 {
 		return nil
 	}
-	if others := b.otherLines(taskName, list[0]); len(others) > 0 && rng.IntN(2) == 0 {
-		return others[rng.IntN(len(others))]
+	if stall >= b.LinesAfter {
+		if others := b.otherLines(taskName, list[0]); len(others) > 0 && rng.IntN(2) == 0 {
+			return others[rng.IntN(len(others))]
+		}
 	}
 	if rng.IntN(2) == 0 {
 		return list[0]

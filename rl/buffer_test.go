@@ -19,10 +19,11 @@ func lineSol(code, line string, reward float64) *Solution {
 
 // With Lines 2, half the draws go to the best of the two best lines other
 // than the best program's (a quarter each), the rest to the best (K = 1); a
-// third line and a line's second program are never drawn.
+// third line and a line's second program are never drawn. With LinesAfter,
+// so once the stall has reached it.
 func TestBufferLinesPick(t *testing.T) {
 	b := NewBuffer(1)
-	b.Lines = 2
+	b.Lines, b.LinesAfter = 2, 100
 	for _, s := range []*Solution{
 		lineSol("hgb1", "hgb", 0.9), lineSol("xgb1", "xgb", 0.5), lineSol("xgb2", "xgb", 0.6),
 		lineSol("rf1", "rf", 0.4), lineSol("knn1", "knn", 0.1), lineSol("hgb2", "hgb", 0.8),
@@ -40,7 +41,7 @@ func TestBufferLinesPick(t *testing.T) {
 	const n = 40000
 	count := map[string]int{}
 	for range n {
-		count[b.Pick("t", rng).Action.Code]++
+		count[b.Pick("t", 100, rng).Action.Code]++
 	}
 	for code, want := range map[string]float64{"hgb1": 0.5, "xgb2": 0.25, "rf1": 0.25, "knn1": 0, "xgb1": 0, "hgb2": 0} {
 		// 5 standard deviations of a binomial share at n = 40000 is under 0.013.
@@ -60,27 +61,93 @@ func TestBufferLinesPick(t *testing.T) {
 // Without Lines, lines named by the policy change nothing: the draws are
 // the ones Pick made before lines existed (the best on a first coin of 0,
 // else a uniform one of the K), from the same random stream, so runs
-// without --lines replay the stores of earlier ones.
+// without --lines replay the stores of earlier ones. The same holds with
+// Lines and LinesAfter while the stall is below LinesAfter, so a run's
+// first minutes replay the store of a run without lines.
 func TestBufferWithoutLinesDrawsAsBefore(t *testing.T) {
-	b := NewBuffer(4)
-	for i, r := range []float64{0.2, 0.9, 0.5, 0.7} {
-		b.Add(lineSol(string(rune('a'+i)), []string{"x", "y", "z", "w"}[i], r))
+	for _, c := range []struct {
+		name                string
+		lines, after, stall int
+	}{
+		{"no lines", 0, 0, 500},
+		{"lines, stall below lines after", 2, 100, 99},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := NewBuffer(4)
+			b.Lines, b.LinesAfter = c.lines, c.after
+			for i, r := range []float64{0.2, 0.9, 0.5, 0.7} {
+				b.Add(lineSol(string(rune('a'+i)), []string{"x", "y", "z", "w"}[i], r))
+			}
+			list := b.ByTask["t"]
+			before := func(rng *rand.Rand) *Solution { // Pick as it was
+				if rng.IntN(2) == 0 {
+					return list[0]
+				}
+				return list[rng.IntN(len(list))]
+			}
+			r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+			for i := range 1000 {
+				if a, want := b.Pick("t", c.stall, r1).Action.Code, before(r2).Action.Code; a != want {
+					t.Fatalf("draw %d: %s, before lines %s", i, a, want)
+				}
+			}
+			if kept := len(b.LineBests("t")); (kept != 0) != (c.lines > 0) {
+				t.Errorf("%d line bests kept with Lines %d", kept, c.lines)
+			}
+		})
 	}
-	list := b.ByTask["t"]
-	before := func(rng *rand.Rand) *Solution { // Pick as it was
-		if rng.IntN(2) == 0 {
-			return list[0]
+}
+
+// In a run with LinesAfter, the other line's best is edited only once the
+// task's best has stood still for LinesAfter episodes: prompt i is
+// dispatched after at most i completions, so no earlier prompt can edit it.
+// The best ("fast") is found at once and never beaten, so the stall grows
+// with every episode.
+func TestLinesAfterInRun(t *testing.T) {
+	for _, c := range []struct {
+		after, minSlow, maxSlow int
+	}{
+		{10, 8, 60},
+		{1000, 0, 0}, // never stalled that long in 60 episodes
+	} {
+		cfg := testConfig()
+		cfg.Batch, cfg.MaxEpisodes, cfg.ImproveFraction, cfg.Lines, cfg.LinesAfter = 2, 60, 1, 1, c.after
+		pol := &scripted{plans: []string{"fast", "slow"}, lines: map[string]string{"fast": "a", "slow": "b"}}
+		if _, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, &Memory{}); err != nil {
+			t.Fatal(err)
 		}
-		return list[rng.IntN(len(list))]
-	}
-	r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
-	for i := range 1000 {
-		if a, want := b.Pick("t", r1).Action.Code, before(r2).Action.Code; a != want {
-			t.Fatalf("draw %d: %s, before lines %s", i, a, want)
+		slow, first := 0, -1
+		for i, pr := range pol.prompts {
+			if pr.Kind == episode.Improve && pr.Parent.Action.Plan == "slow" {
+				if slow++; first < 0 {
+					first = i
+				}
+			}
+		}
+		if slow < c.minSlow || slow > c.maxSlow {
+			t.Errorf("lines after %d: %d edits of the other line, want %d to %d", c.after, slow, c.minSlow, c.maxSlow)
+		}
+		if first >= 0 && first < c.after {
+			t.Errorf("lines after %d: prompt %d edits the other line before the stall could reach it", c.after, first)
 		}
 	}
-	if len(b.LineBests("t")) != 0 {
-		t.Error("line bests kept without Lines")
+}
+
+func TestCheckLinesAfter(t *testing.T) {
+	for _, c := range []struct {
+		after, lines int
+		ok           bool
+	}{
+		{0, 0, true}, {0, 2, true}, {256, 2, true}, {-1, 2, false}, {256, 0, false},
+	} {
+		if err := CheckLinesAfter(c.after, c.lines); (err == nil) != c.ok {
+			t.Errorf("CheckLinesAfter(%d, %d) = %v, want ok %v", c.after, c.lines, err, c.ok)
+		}
+	}
+	cfg := testConfig()
+	cfg.LinesAfter = 64 // without lines
+	if _, err := Run(context.Background(), cfg, twoPlans(t, 2), &scripted{plans: []string{"fast"}}, tasks, &Memory{}); err == nil {
+		t.Error("a run with lines after but no lines started")
 	}
 }
 

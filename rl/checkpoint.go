@@ -26,7 +26,7 @@ type Checkpoint struct {
 	Durations     Durations        `json:"durations,omitempty"` // completions' Δt per task (TimeCharge)
 	Gains         Gains            `json:"gains,omitempty"`     // improve episodes and their wins per task (ImproveGain)
 	Mix           Mix              `json:"mix,omitempty"`       // new bests per prompt kind and task (AdaptiveMix)
-	Stalls        Stalls           `json:"stalls,omitempty"`    // episodes since each task's last new best (WidenAfter)
+	Stalls        Stalls           `json:"stalls,omitempty"`    // episodes since each task's last new best (WidenAfter, LinesAfter)
 	Buffer        []StoredSolution `json:"buffer"`
 	// LineBests are the buffer's best solution per line (Config.Lines).
 	LineBests []StoredSolution          `json:"line_bests,omitempty"`

@@ -41,6 +41,11 @@ type Config struct {
 	// setting, not a learning one: the prompting baseline takes it as well.
 	// 0 (DefaultConfig) edits the buffer's solutions only.
 	Lines int
+	// LinesAfter, with Lines, gives the Lines share only to a task whose
+	// best has not moved for LinesAfter completed episodes (Buffer.LinesAfter;
+	// Stalls): a stalled best's edits are spent, a climbing one's are not.
+	// 0 is Lines' share from the start.
+	LinesAfter int
 	// AdaptiveMix replaces ImproveFraction, per task, by the share Mix
 	// gives: improve prompts in proportion to how often lately an improve
 	// episode, against a scratch one, set a new best for the task. A search
@@ -182,6 +187,8 @@ func (c Config) check() error {
 		return fmt.Errorf("buffer size %d: must be at least 1", c.BufferSize)
 	case c.Lines < 0:
 		return fmt.Errorf("lines %d: must be 0 (off) or more", c.Lines)
+	case CheckLinesAfter(c.LinesAfter, c.Lines) != nil:
+		return CheckLinesAfter(c.LinesAfter, c.Lines)
 	case CheckWidenAfter(c.WidenAfter) != nil:
 		return CheckWidenAfter(c.WidenAfter)
 	case c.CheckShaping() != nil:
@@ -222,7 +229,7 @@ type learner struct {
 	durations Durations // every completion's Δt per task, for TimeCharge
 	gains     Gains     // improve episodes and those that beat their parent, for ImproveGain
 	mix       Mix       // new bests per prompt kind, for AdaptiveMix
-	stalls    Stalls    // episodes since each task's last new best, for WidenAfter
+	stalls    Stalls    // episodes since each task's last new best, for WidenAfter and LinesAfter
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -380,7 +387,7 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
-	l.buffer.Lines = cfg.Lines
+	l.buffer.Lines, l.buffer.LinesAfter = cfg.Lines, cfg.LinesAfter
 	for _, t := range tasks {
 		if t == nil || t.Name == "" {
 			return nil, errors.New("rl: a task without a name")
@@ -466,7 +473,7 @@ func (l *learner) prompt() Prompt {
 		share = l.mix.ImproveShare(t.Name)
 	}
 	if l.rng.Float64() < share {
-		if parent := l.buffer.Pick(t.Name, l.rng); parent != nil {
+		if parent := l.buffer.Pick(t.Name, l.stalls[t.Name], l.rng); parent != nil {
 			return Prompt{Kind: episode.Improve, Task: t, Parent: parent, Widen: WidenShare(l.stalls[t.Name], l.cfg.WidenAfter)}
 		}
 	}
@@ -540,7 +547,7 @@ func (l *learner) complete(res episode.Result) {
 	if l.cfg.AdaptiveMix { // nothing to keep, or checkpoint, without it
 		l.mix.Observe(res.Task, j.prompt.Kind, newBest)
 	}
-	if l.cfg.WidenAfter > 0 {
+	if l.cfg.WidenAfter > 0 || l.cfg.LinesAfter > 0 {
 		l.stalls.Observe(res.Task, newBest)
 	}
 	l.batch = append(l.batch, j)

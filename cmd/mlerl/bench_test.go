@@ -101,6 +101,8 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--lines", "-1"}, "--lines -1: must be 0 (off) or more"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--lines", "2"}, "--lines needs the recipe policy"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--lines", "-2"}, "--lines -2: must be 0 (off) or more"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--lines-after", "256"}, "--lines-after: lines after 256 episodes: needs lines above 0"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--lines", "2", "--lines-after", "-1"}, "--lines-after: lines after -1 episodes: want 0"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--mix", "most"}, `--mix: mix "most": want half or adaptive`},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--mix", "most"}, `--mix: mix "most": want half or adaptive`},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--widen", "-1"}, "--widen: widen after -1 episodes: want 0 (off) or more"},

@@ -48,6 +48,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	lines := fs.Int("lines", 0, "every arm: also keep the best program of each model family, and give half the improve prompts to the best of one of the N best families other than the best program's (0: off)")
+	linesAfter := fs.Int("lines-after", 0, "every arm, with --lines: give a task's improve prompts to other families only once its best has stood still for N episodes (0: from the start)")
 	priorOnRepeat := fs.Bool("prior-on-repeat", true, "RL arms: when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (=false: repeat, as before 2026-12-03)")
 	screenK := fs.Int("screen", 0, "RL arms: draw K new candidate programs per prompt and run the one a model of the run's results expects to improve most on the best (0: off)")
 	screenPerSecond := fs.Bool("screen-per-second", false, "RL arms, with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts")
@@ -110,6 +111,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --task is required")
 	case *lines < 0:
 		return usageErrorf("bench rl-vs-prompting: --lines %d: must be 0 (off) or more", *lines)
+	case rl.CheckLinesAfter(*linesAfter, *lines) != nil:
+		return usageErrorf("bench rl-vs-prompting: --lines-after: %v", rl.CheckLinesAfter(*linesAfter, *lines))
 	case *seeds < 1 || *firstSeed < 1 || *workers < 1 || *batch < 1 || *slots < 1 || *parallel < 1 || *buffer < 1 || *budget <= 0:
 		return usageErrorf("bench rl-vs-prompting: --seeds, --first-seed, --workers, --batch, --slots, --parallel, --buffer and --budget must be positive")
 	case shapingErr != nil:
@@ -162,7 +165,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 			DecisionCredit: *decisionCredit, EditFloor: *editFloor, ScratchPrior: *scratchPrior, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
 			ScreenPerSecond: *screenPerSecond, ScreenAfter: *screenAfter, InitPolicy: *initPolicy, Buffer: *buffer},
 		RunsDir: *runsDir, Parallel: *parallel, At: at,
-		Grid: *grid, Lines: *lines, AdaptiveMix: adaptive,
+		Grid: *grid, Lines: *lines, LinesAfter: *linesAfter, AdaptiveMix: adaptive,
 	})
 	if res != nil {
 		res.Binary = revision()

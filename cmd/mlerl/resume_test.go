@@ -46,21 +46,24 @@ func TestResumeRejectsIgnoredFlags(t *testing.T) {
 // A resume keeps the buffer the run started with: the one run.json records,
 // or, from before it recorded one, the 8 every run then kept; its --lines
 // (absent: 0, as runs before it), its --mix (absent: the fixed half) and its
-// --widen (absent: off) and its --prior-on-repeat (absent: off); a mix this
-// binary does not know, a negative wait, or prior on repeat with a language
-// model, is refused.
+// --widen (absent: off), its --lines-after (absent: 0) and its
+// --prior-on-repeat (absent: off); a mix this binary does not know, a
+// negative wait, lines after a stall without lines, or prior on repeat with
+// a language model, is refused.
 func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 	for _, tc := range []struct {
 		runJSON                       string
 		wantBuf, wantLines, wantWiden int
 		wantMix, refused              string
 		wantRepeat                    bool
-		wantScreen                    int
+		wantScreen, wantLinesAfter    int
 	}{
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, wantBuf: 1},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, wantBuf: 3},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, wantBuf: 8},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, wantBuf: 1, wantLines: 2},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2,"lines_after":256}`, wantBuf: 1, wantLines: 2, wantLinesAfter: 256},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines_after":256}`, wantBuf: 1, wantLinesAfter: 256, refused: "--lines-after: lines after 256 episodes: needs lines above 0"},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"adaptive"}`, wantBuf: 1, wantMix: "adaptive"},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"greedy"}`, wantBuf: 1, wantMix: "greedy", refused: `mix "greedy": want half or adaptive`},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"widen_after":64}`, wantBuf: 1, wantWiden: 64},
@@ -76,10 +79,10 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		}
 		rc, err := resumeConfig(dir, map[string]bool{"resume": true}, 0, &envFlags{})
 		checked := rc.check()
-		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix || rc.WidenAfter != tc.wantWiden || rc.PriorOnRepeat != tc.wantRepeat || rc.Screen != tc.wantScreen ||
+		if err != nil || rc.Buffer != tc.wantBuf || rc.Lines != tc.wantLines || rc.Mix != tc.wantMix || rc.WidenAfter != tc.wantWiden || rc.PriorOnRepeat != tc.wantRepeat || rc.Screen != tc.wantScreen || rc.LinesAfter != tc.wantLinesAfter ||
 			(tc.refused == "") != (checked == nil) || checked != nil && !strings.Contains(checked.Error(), tc.refused) {
-			t.Errorf("%s: buffer %d, lines %d, mix %q, prior on repeat %v (%v, check %v), want %d, %d, %q, %v, refused %q",
-				tc.runJSON, rc.Buffer, rc.Lines, rc.Mix, rc.PriorOnRepeat, err, checked, tc.wantBuf, tc.wantLines, tc.wantMix, tc.wantRepeat, tc.refused)
+			t.Errorf("%s: buffer %d, lines %d after %d, mix %q, prior on repeat %v (%v, check %v), want %d, %d after %d, %q, %v, refused %q",
+				tc.runJSON, rc.Buffer, rc.Lines, rc.LinesAfter, rc.Mix, rc.PriorOnRepeat, err, checked, tc.wantBuf, tc.wantLines, tc.wantLinesAfter, tc.wantMix, tc.wantRepeat, tc.refused)
 		}
 	}
 }

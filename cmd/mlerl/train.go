@@ -63,6 +63,9 @@ type runConfig struct {
 	Buffer int `json:"buffer,omitempty"`
 	// Lines is rl.Config.Lines; absent is 0 (off), as runs before it.
 	Lines int `json:"lines,omitempty"`
+	// LinesAfter is rl.Config.LinesAfter; absent is 0 (with lines, from
+	// the start), as runs before it.
+	LinesAfter int `json:"lines_after,omitempty"`
 	// Mix is the share of improve prompts, rl.MixAdaptive, or absent: the
 	// fixed half, as runs before it.
 	Mix string `json:"mix,omitempty"`
@@ -254,7 +257,7 @@ func (rc runConfig) learner() rl.Config {
 	cfg.Utility = cmp.Or(rc.Utility, rl.UtilityReward)
 	cfg.ImproveCredit, cfg.TimeCharge, cfg.Elite = cmp.Or(rc.ImproveCredit, rl.ImproveAbsolute), rc.TimeCharge, rc.Elite
 	cfg.ChargeSlowerOnly = rc.ChargeSlowerOnly
-	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines = rc.DecisionCredit, rc.Buffer, rc.Lines
+	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines, cfg.LinesAfter = rc.DecisionCredit, rc.Buffer, rc.Lines, rc.LinesAfter
 	cfg.AdaptiveMix = rc.Mix == rl.MixAdaptive
 	cfg.WidenAfter = rc.WidenAfter
 	if rc.NoLearn {
@@ -290,6 +293,8 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --batch must be at least 1")
 	case rc.Lines < 0:
 		return usageErrorf("train: --lines %d: must be 0 (off) or more", rc.Lines)
+	case rl.CheckLinesAfter(rc.LinesAfter, rc.Lines) != nil:
+		return usageErrorf("train: --lines-after: %v", rl.CheckLinesAfter(rc.LinesAfter, rc.Lines))
 	case mixErr != nil:
 		return usageErrorf("train: --mix: %v", mixErr)
 	case rc.Buffer < 1:
@@ -533,7 +538,7 @@ type learnFlags struct {
 	timeCharge, elite, editFloor   float64
 	scratchPrior                   float64
 	buffer, lines, widen, screen   int
-	screenAfter                    int
+	screenAfter, linesAfter        int
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -546,6 +551,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
 	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (recipe policy; a search setting: --no-learn takes it too; 0: off)")
+	fs.IntVar(&f.linesAfter, "lines-after", d.LinesAfter, "with --lines: give a task's improve prompts to other families only once its best has stood still for N episodes, so a best whose edits still win keeps them all (0: from the start)")
 	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
@@ -565,7 +571,7 @@ func (f *learnFlags) apply(rc *runConfig, set map[string]bool) {
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
 	rc.ScreenPerSecond, rc.ChargeSlowerOnly, rc.ScratchPrior = f.screenPerSecond, f.chargeSlowerOnly, f.scratchPrior
-	rc.ScreenAfter = f.screenAfter
+	rc.ScreenAfter, rc.LinesAfter = f.screenAfter, f.linesAfter
 	if !set["scratch-prior"] {
 		// As prior on repeat: measured to pay where the recipe policy
 		// learns (bench/RESULTS.md, 2026-12-04); --no-learn stays the

@@ -78,6 +78,9 @@ type Config struct {
 	// Lines is every arm's rl.Config.Lines (a search setting, like Grid);
 	// 0: off.
 	Lines int
+	// LinesAfter is every arm's rl.Config.LinesAfter: with Lines, the share
+	// only for a task whose best has stood still that many episodes.
+	LinesAfter int
 	// AdaptiveMix is every arm's rl.Config.AdaptiveMix (a search setting,
 	// like Lines).
 	AdaptiveMix bool
@@ -245,6 +248,9 @@ type Result struct {
 	// Lines is every arm's rl.Config.Lines; absent: 0 (off), as results
 	// from before it.
 	Lines int `json:"lines,omitempty"`
+	// LinesAfter is every arm's rl.Config.LinesAfter; absent: 0 (with
+	// lines, from the start), as results from before it.
+	LinesAfter int `json:"lines_after,omitempty"`
 	// Mix is every arm's share of improve prompts, rl.MixAdaptive or
 	// absent: the fixed half, as results from before it.
 	Mix string `json:"mix,omitempty"`
@@ -293,7 +299,10 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Lines < 0 {
 		return nil, fmt.Errorf("compare: lines %d: must be 0 (off) or more", cfg.Lines)
 	}
-	res.Lines = cfg.Lines
+	if err := rl.CheckLinesAfter(cfg.LinesAfter, cfg.Lines); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	res.Lines, res.LinesAfter = cfg.Lines, cfg.LinesAfter
 	if cfg.AdaptiveMix {
 		res.Mix = rl.MixAdaptive
 	}
@@ -567,7 +576,7 @@ func (w *watched) left(budget time.Duration) (time.Duration, bool) {
 // and the prompting baseline's buffer is set by its arm).
 func learnerConfig(cfg Config, arm string, seed uint64) rl.Config {
 	rc := rl.DefaultConfig()
-	rc.RunID, rc.Batch, rc.Budget, rc.Seed, rc.Lines = arm, cfg.Batch, cfg.Budget, seed, cfg.Lines
+	rc.RunID, rc.Batch, rc.Budget, rc.Seed, rc.Lines, rc.LinesAfter = arm, cfg.Batch, cfg.Budget, seed, cfg.Lines, cfg.LinesAfter
 	rc.AdaptiveMix = cfg.AdaptiveMix
 	if arm == DurationAware || arm == Naive {
 		rc.DurationAware = arm == DurationAware
@@ -960,6 +969,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Lines > 0 {
 		extra += fmt.Sprintf(", improve parents from %d more lines", r.Lines)
+		if r.LinesAfter > 0 {
+			extra += fmt.Sprintf(" once a best stands %d episodes", r.LinesAfter)
+		}
 	}
 	if r.Mix != "" {
 		extra += ", improve share " + r.Mix

@@ -777,7 +777,7 @@ func TestCompareKeepsStoppedRunsApart(t *testing.T) {
 // that do not learn.
 func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 	cfg := Config{
-		Batch: 4, Budget: time.Minute, Lines: 2, AdaptiveMix: true,
+		Batch: 4, Budget: time.Minute, Lines: 2, LinesAfter: 256, AdaptiveMix: true,
 		Learning: Learning{Utility: rl.UtilityReward, ImproveCredit: rl.ImproveOverParent, TimeCharge: 0.5, ChargeSlowerOnly: true,
 			Elite: 0.3, DecisionCredit: true, WidenAfter: 16, Buffer: 8},
 	}
@@ -798,7 +798,7 @@ func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 		{NoLearn, func(c *rl.Config) {}},
 	} {
 		want := def
-		want.RunID, want.Batch, want.Budget, want.Seed, want.Lines, want.AdaptiveMix = tc.arm, 4, time.Minute, 7, 2, true
+		want.RunID, want.Batch, want.Budget, want.Seed, want.Lines, want.LinesAfter, want.AdaptiveMix = tc.arm, 4, time.Minute, 7, 2, 256, true
 		tc.want(&want)
 		got := learnerConfig(cfg, tc.arm, 7)
 		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
@@ -809,5 +809,19 @@ func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 	if got.Utility != def.Utility || got.ImproveCredit != def.ImproveCredit || got.BufferSize != def.BufferSize || got.TimeCharge != 0 {
 		t.Errorf("empty settings: utility %q, credit %q, buffer %d, charge %v; want the defaults %q, %q, %d and the charge as given, 0",
 			got.Utility, got.ImproveCredit, got.BufferSize, got.TimeCharge, def.Utility, def.ImproveCredit, def.BufferSize)
+	}
+}
+
+// Lines after a stall is named in the header, and asked for without lines
+// it is refused before anything runs.
+func TestLinesAfterSetting(t *testing.T) {
+	var out bytes.Buffer
+	(&Result{Mode: "test", Lines: 2, LinesAfter: 256}).Print(&out)
+	if want := "improve parents from 2 more lines once a best stands 256 episodes"; !strings.Contains(out.String(), want) {
+		t.Errorf("header without %q:\n%s", want, out.String())
+	}
+	_, err := Compare(context.Background(), Config{Tasks: []*episode.Prepared{{}}, Arms: []string{NoLearn}, Seeds: 1, Workers: 1, Budget: time.Minute, Batch: 1, LinesAfter: 256})
+	if err == nil || !strings.Contains(err.Error(), "needs lines above 0") {
+		t.Errorf("lines after without lines: %v, want the error naming it", err)
 	}
 }
