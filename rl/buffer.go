@@ -1,8 +1,10 @@
 package rl
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
+	"time"
 )
 
 // Buffer keeps the K best valid solutions per task: the parents of improve
@@ -23,16 +25,18 @@ type Buffer struct {
 	// families, and which one is most of the spread between seeds).
 	Lines int `json:"lines,omitempty"`
 	// LinesAfter, when above 0, keeps the Lines share for a task whose best
-	// has not moved for LinesAfter completed episodes (Pick's stall): while
+	// has stood still for LinesAfter of the run's time (Pick's stood): while
 	// edits of the best still win, they all go to it. The share halves the
 	// edits of the best, and a best refined over many edits is where the
 	// long runs' best programs came from (bench/RESULTS.md, "Improve parents
 	// from more lines"). Yet most of a long run is a stall: on
 	// stackoverflow-remote at 20 minutes (two of five RL seeds ended on
-	// gradient boosting, below the XGBoost of the others), 8 of the 10 runs'
-	// bests stood still for their last 430-890 of 770-1,060 episodes, while
-	// no new best after minute 4 came after a stall longer than 521.
-	LinesAfter int                             `json:"lines_after,omitempty"`
+	// gradient boosting, below the XGBoost of the others) 8 of the 10 runs'
+	// bests stood still for their last 10.7-18.5 minutes, and no new best
+	// after minute 4 came after the best had stood more than 9.6. Time,
+	// not episodes: a text task runs 150 programs in 20 minutes where a
+	// small table runs 1,000.
+	LinesAfter time.Duration                   `json:"lines_after_ns,omitempty"`
 	ByLine     map[string]map[string]*Solution `json:"by_line,omitempty"`
 }
 
@@ -115,15 +119,15 @@ func (b *Buffer) LineBests(taskName string) []*Solution {
 // With Lines set and another line on the task, half the draws are first
 // given to the best of one of the Lines best lines other than the best
 // solution's (uniformly), the rest as above; with LinesAfter as well, only
-// once stall (the episodes since the task's best last moved) reaches it.
+// once stood (how long the task's best has stood still) reaches it.
 // Without Lines, or before that, the draws, and so the random stream, are
 // what they were before lines existed.
-func (b *Buffer) Pick(taskName string, stall int, rng *rand.Rand) *Solution {
+func (b *Buffer) Pick(taskName string, stood time.Duration, rng *rand.Rand) *Solution {
 	list := b.ByTask[taskName]
 	if len(list) == 0 {
 		return nil
 	}
-	if stall >= b.LinesAfter {
+	if stood >= b.LinesAfter {
 		if others := b.otherLines(taskName, list[0]); len(others) > 0 && rng.IntN(2) == 0 {
 			return others[rng.IntN(len(others))]
 		}
@@ -150,4 +154,17 @@ func (b *Buffer) otherLines(taskName string, best *Solution) []*Solution {
 		}
 	}
 	return out
+}
+
+// CheckLinesAfter says why d is not how long a best must stand before the
+// Lines share starts (nil when it is; 0 is from the start). It needs lines
+// to share among.
+func CheckLinesAfter(d time.Duration, lines int) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("lines after %v: want 0 (from the start) or more", d)
+	case d > 0 && lines <= 0:
+		return fmt.Errorf("lines after %v: needs lines above 0 (the lines to share the edits among)", d)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mlerl/mlerl/episode"
 )
@@ -23,7 +24,7 @@ func lineSol(code, line string, reward float64) *Solution {
 // so once the stall has reached it.
 func TestBufferLinesPick(t *testing.T) {
 	b := NewBuffer(1)
-	b.Lines, b.LinesAfter = 2, 100
+	b.Lines, b.LinesAfter = 2, 5*time.Minute
 	for _, s := range []*Solution{
 		lineSol("hgb1", "hgb", 0.9), lineSol("xgb1", "xgb", 0.5), lineSol("xgb2", "xgb", 0.6),
 		lineSol("rf1", "rf", 0.4), lineSol("knn1", "knn", 0.1), lineSol("hgb2", "hgb", 0.8),
@@ -41,7 +42,7 @@ func TestBufferLinesPick(t *testing.T) {
 	const n = 40000
 	count := map[string]int{}
 	for range n {
-		count[b.Pick("t", 100, rng).Action.Code]++
+		count[b.Pick("t", 5*time.Minute, rng).Action.Code]++
 	}
 	for code, want := range map[string]float64{"hgb1": 0.5, "xgb2": 0.25, "rf1": 0.25, "knn1": 0, "xgb1": 0, "hgb2": 0} {
 		// 5 standard deviations of a binomial share at n = 40000 is under 0.013.
@@ -62,15 +63,16 @@ func TestBufferLinesPick(t *testing.T) {
 // the ones Pick made before lines existed (the best on a first coin of 0,
 // else a uniform one of the K), from the same random stream, so runs
 // without --lines replay the stores of earlier ones. The same holds with
-// Lines and LinesAfter while the stall is below LinesAfter, so a run's
-// first minutes replay the store of a run without lines.
+// Lines and LinesAfter while the best has stood less than LinesAfter, so a
+// run's first minutes replay the store of a run without lines.
 func TestBufferWithoutLinesDrawsAsBefore(t *testing.T) {
 	for _, c := range []struct {
-		name                string
-		lines, after, stall int
+		name         string
+		lines        int
+		after, stood time.Duration
 	}{
-		{"no lines", 0, 0, 500},
-		{"lines, stall below lines after", 2, 100, 99},
+		{"no lines", 0, 0, time.Hour},
+		{"lines, the best standing less than lines after", 2, 5 * time.Minute, 5*time.Minute - time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := NewBuffer(4)
@@ -87,7 +89,7 @@ func TestBufferWithoutLinesDrawsAsBefore(t *testing.T) {
 			}
 			r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
 			for i := range 1000 {
-				if a, want := b.Pick("t", c.stall, r1).Action.Code, before(r2).Action.Code; a != want {
+				if a, want := b.Pick("t", c.stood, r1).Action.Code, before(r2).Action.Code; a != want {
 					t.Fatalf("draw %d: %s, before lines %s", i, a, want)
 				}
 			}
@@ -98,54 +100,89 @@ func TestBufferWithoutLinesDrawsAsBefore(t *testing.T) {
 	}
 }
 
-// In a run with LinesAfter, the other line's best is edited only once the
-// task's best has stood still for LinesAfter episodes: prompt i is
-// dispatched after at most i completions, so no earlier prompt can edit it.
-// The best ("fast") is found at once and never beaten, so the stall grows
-// with every episode.
+// An improve prompt edits the other line's best only once the task's best
+// has stood LinesAfter on the run's clock, and then half the time.
+func TestLinesAfterPrompts(t *testing.T) {
+	cfg := testConfig()
+	cfg.ImproveFraction, cfg.Lines, cfg.LinesAfter = 1, 1, 10*time.Second
+	l, err := newLearner(cfg, twoPlans(t, 2), &scripted{}, tasks, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.buffer.Add(lineSol("fast", "a", 1))
+	l.buffer.Add(lineSol("slow", "b", 0))
+	l.bestSince["t"] = 3 * time.Second
+	for _, c := range []struct {
+		now        time.Duration
+		minS, maxS float64 // share of prompts editing the other line's best
+	}{
+		{12*time.Second + 999*time.Millisecond, 0, 0},
+		{13 * time.Second, 0.45, 0.55},
+	} {
+		l.elapsed = c.now // the replay clock stands at 0: now is elapsed
+		slow := 0
+		const n = 4000
+		for range n {
+			if p := l.prompt(); p.Parent.Action.Code == "slow" {
+				slow++
+			}
+		}
+		if got := float64(slow) / n; got < c.minS || got > c.maxS {
+			t.Errorf("best standing %v: %.3f of edits of the other line, want %.2f to %.2f", c.now-3*time.Second, got, c.minS, c.maxS)
+		}
+	}
+}
+
+// In a run, a new best restarts the wait (kept in the checkpoint): "fast",
+// the best, is found at 1 s and never beaten; with a wait longer than the
+// run the other line is never edited, with a short one it is.
 func TestLinesAfterInRun(t *testing.T) {
 	for _, c := range []struct {
-		after, minSlow, maxSlow int
+		after            time.Duration
+		minSlow, maxSlow int
 	}{
-		{10, 8, 60},
-		{1000, 0, 0}, // never stalled that long in 60 episodes
+		{5 * time.Second, 8, 60},
+		{time.Hour, 0, 0},
 	} {
 		cfg := testConfig()
 		cfg.Batch, cfg.MaxEpisodes, cfg.ImproveFraction, cfg.Lines, cfg.LinesAfter = 2, 60, 1, 1, c.after
 		pol := &scripted{plans: []string{"fast", "slow"}, lines: map[string]string{"fast": "a", "slow": "b"}}
-		if _, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, &Memory{}); err != nil {
+		sink := &Memory{}
+		if _, err := Run(context.Background(), cfg, twoPlans(t, 2), pol, tasks, sink); err != nil {
 			t.Fatal(err)
 		}
-		slow, first := 0, -1
-		for i, pr := range pol.prompts {
+		slow := 0
+		for _, pr := range pol.prompts {
 			if pr.Kind == episode.Improve && pr.Parent.Action.Plan == "slow" {
-				if slow++; first < 0 {
-					first = i
-				}
+				slow++
 			}
 		}
 		if slow < c.minSlow || slow > c.maxSlow {
-			t.Errorf("lines after %d: %d edits of the other line, want %d to %d", c.after, slow, c.minSlow, c.maxSlow)
+			t.Errorf("lines after %v: %d edits of the other line, want %d to %d", c.after, slow, c.minSlow, c.maxSlow)
 		}
-		if first >= 0 && first < c.after {
-			t.Errorf("lines after %d: prompt %d edits the other line before the stall could reach it", c.after, first)
+		if got := sink.LastCK.BestSince["t"]; got != time.Second {
+			t.Errorf("lines after %v: checkpointed best since %v, want 1s (fast's completion)", c.after, got)
+		}
+		if l := resumed(t, cfg, sink.LastCK); l.bestSince["t"] != time.Second {
+			t.Errorf("resumed best since %v, want 1s", l.bestSince["t"])
 		}
 	}
 }
 
 func TestCheckLinesAfter(t *testing.T) {
 	for _, c := range []struct {
-		after, lines int
-		ok           bool
+		after time.Duration
+		lines int
+		ok    bool
 	}{
-		{0, 0, true}, {0, 2, true}, {256, 2, true}, {-1, 2, false}, {256, 0, false},
+		{0, 0, true}, {0, 2, true}, {5 * time.Minute, 2, true}, {-time.Second, 2, false}, {5 * time.Minute, 0, false},
 	} {
 		if err := CheckLinesAfter(c.after, c.lines); (err == nil) != c.ok {
 			t.Errorf("CheckLinesAfter(%d, %d) = %v, want ok %v", c.after, c.lines, err, c.ok)
 		}
 	}
 	cfg := testConfig()
-	cfg.LinesAfter = 64 // without lines
+	cfg.LinesAfter = time.Minute // without lines
 	if _, err := Run(context.Background(), cfg, twoPlans(t, 2), &scripted{plans: []string{"fast"}}, tasks, &Memory{}); err == nil {
 		t.Error("a run with lines after but no lines started")
 	}

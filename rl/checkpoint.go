@@ -15,19 +15,22 @@ const CheckpointFormat = 1
 // critic, the buffer, the RNG, the jobs in flight and the completed episodes no
 // update has used yet. The policy is saved beside it by the Sink.
 type Checkpoint struct {
-	Format        int              `json:"format"`
-	RunID         string           `json:"run_id"`
-	NextJob       int64            `json:"next_job"`
-	PolicyVersion int              `json:"policy_version"`
-	Elapsed       time.Duration    `json:"elapsed_ns"`
-	Counters      Counters         `json:"counters"`
-	Baseline      *Baseline        `json:"baseline"`
-	Ranks         Ranks            `json:"ranks,omitempty"`     // valid rewards per task (UtilityRank)
-	Durations     Durations        `json:"durations,omitempty"` // completions' Δt per task (TimeCharge)
-	Gains         Gains            `json:"gains,omitempty"`     // improve episodes and their wins per task (ImproveGain)
-	Mix           Mix              `json:"mix,omitempty"`       // new bests per prompt kind and task (AdaptiveMix)
-	Stalls        Stalls           `json:"stalls,omitempty"`    // episodes since each task's last new best (WidenAfter, LinesAfter)
-	Buffer        []StoredSolution `json:"buffer"`
+	Format        int           `json:"format"`
+	RunID         string        `json:"run_id"`
+	NextJob       int64         `json:"next_job"`
+	PolicyVersion int           `json:"policy_version"`
+	Elapsed       time.Duration `json:"elapsed_ns"`
+	Counters      Counters      `json:"counters"`
+	Baseline      *Baseline     `json:"baseline"`
+	Ranks         Ranks         `json:"ranks,omitempty"`     // valid rewards per task (UtilityRank)
+	Durations     Durations     `json:"durations,omitempty"` // completions' Δt per task (TimeCharge)
+	Gains         Gains         `json:"gains,omitempty"`     // improve episodes and their wins per task (ImproveGain)
+	Mix           Mix           `json:"mix,omitempty"`       // new bests per prompt kind and task (AdaptiveMix)
+	Stalls        Stalls        `json:"stalls,omitempty"`    // episodes since each task's last new best (WidenAfter)
+	// BestSince is when each task's best last moved, on the run's clock
+	// (LinesAfter); a checkpoint from before it resumes as if at 0.
+	BestSince map[string]time.Duration `json:"best_since_ns,omitempty"`
+	Buffer    []StoredSolution         `json:"buffer"`
 	// LineBests are the buffer's best solution per line (Config.Lines).
 	LineBests []StoredSolution          `json:"line_bests,omitempty"`
 	Best      map[string]StoredSolution `json:"best"`

@@ -42,10 +42,10 @@ type Config struct {
 	// 0 (DefaultConfig) edits the buffer's solutions only.
 	Lines int
 	// LinesAfter, with Lines, gives the Lines share only to a task whose
-	// best has not moved for LinesAfter completed episodes (Buffer.LinesAfter;
-	// Stalls): a stalled best's edits are spent, a climbing one's are not.
-	// 0 is Lines' share from the start.
-	LinesAfter int
+	// best has stood still for LinesAfter of the run's time
+	// (Buffer.LinesAfter): a stalled best's edits are spent, a climbing
+	// one's are not. 0 is Lines' share from the start.
+	LinesAfter time.Duration
 	// AdaptiveMix replaces ImproveFraction, per task, by the share Mix
 	// gives: improve prompts in proportion to how often lately an improve
 	// episode, against a scratch one, set a new best for the task. A search
@@ -225,11 +225,12 @@ type learner struct {
 	elapsed   time.Duration // clock spent before this process (resumes)
 	n         Counters
 	baseline  *Baseline
-	ranks     Ranks     // valid rewards per task, for UtilityRank
-	durations Durations // every completion's Δt per task, for TimeCharge
-	gains     Gains     // improve episodes and those that beat their parent, for ImproveGain
-	mix       Mix       // new bests per prompt kind, for AdaptiveMix
-	stalls    Stalls    // episodes since each task's last new best, for WidenAfter and LinesAfter
+	ranks     Ranks                    // valid rewards per task, for UtilityRank
+	durations Durations                // every completion's Δt per task, for TimeCharge
+	gains     Gains                    // improve episodes and those that beat their parent, for ImproveGain
+	mix       Mix                      // new bests per prompt kind, for AdaptiveMix
+	stalls    Stalls                   // episodes since each task's last new best, for WidenAfter
+	bestSince map[string]time.Duration // when each task's best last moved, on the run's clock, for LinesAfter
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -383,7 +384,7 @@ func newLearner(cfg Config, env Env, pol Policy, tasks []*task.Task, sink Sink) 
 		cfg: cfg, env: env, pol: pol, sink: sink, log: log,
 		tasks: map[string]*task.Task{}, order: tasks,
 		baseline: NewBaseline(cfg.BaselineAlpha), buffer: NewBuffer(cfg.BufferSize), ranks: Ranks{},
-		durations: Durations{}, gains: Gains{}, mix: Mix{}, stalls: Stalls{},
+		durations: Durations{}, gains: Gains{}, mix: Mix{}, stalls: Stalls{}, bestSince: map[string]time.Duration{},
 		best: map[string]*Solution{}, bestDirty: map[string]Best{}, isolation: map[string]int{},
 		inflight: map[string]*job{},
 	}
@@ -473,7 +474,7 @@ func (l *learner) prompt() Prompt {
 		share = l.mix.ImproveShare(t.Name)
 	}
 	if l.rng.Float64() < share {
-		if parent := l.buffer.Pick(t.Name, l.stalls[t.Name], l.rng); parent != nil {
+		if parent := l.buffer.Pick(t.Name, l.now()-l.bestSince[t.Name], l.rng); parent != nil {
 			return Prompt{Kind: episode.Improve, Task: t, Parent: parent, Widen: WidenShare(l.stalls[t.Name], l.cfg.WidenAfter)}
 		}
 	}
@@ -547,7 +548,10 @@ func (l *learner) complete(res episode.Result) {
 	if l.cfg.AdaptiveMix { // nothing to keep, or checkpoint, without it
 		l.mix.Observe(res.Task, j.prompt.Kind, newBest)
 	}
-	if l.cfg.WidenAfter > 0 || l.cfg.LinesAfter > 0 {
+	if newBest {
+		l.bestSince[res.Task] = l.now()
+	}
+	if l.cfg.WidenAfter > 0 {
 		l.stalls.Observe(res.Task, newBest)
 	}
 	l.batch = append(l.batch, j)
@@ -947,7 +951,7 @@ func (l *learner) checkpoint() *Checkpoint {
 	ck := &Checkpoint{
 		Format: CheckpointFormat, RunID: l.cfg.RunID, NextJob: l.nextJob,
 		PolicyVersion: l.pol.Version(), Elapsed: l.now(), Counters: l.n,
-		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Mix: l.mix, Stalls: l.stalls, Best: map[string]StoredSolution{}, RNG: rngState,
+		Baseline: l.baseline, Ranks: l.ranks, Durations: l.durations, Gains: l.gains, Mix: l.mix, Stalls: l.stalls, BestSince: l.bestSince, Best: map[string]StoredSolution{}, RNG: rngState,
 		Isolation: map[string]int{},
 	}
 	for k, v := range l.isolation {
@@ -1032,6 +1036,9 @@ func (l *learner) restore(ck *Checkpoint) error {
 	}
 	for k, v := range ck.Stalls {
 		l.stalls[k] = v
+	}
+	for k, v := range ck.BestSince {
+		l.bestSince[k] = v
 	}
 	for k, s := range ck.Best {
 		l.best[k] = s.solution()

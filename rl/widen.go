@@ -45,16 +45,3 @@ func CheckWidenAfter(n int) error {
 	}
 	return nil
 }
-
-// CheckLinesAfter says why n is not a stall, in episodes, after which the
-// Lines share starts (nil when it is; 0 is from the start). It needs lines
-// to share among.
-func CheckLinesAfter(n, lines int) error {
-	switch {
-	case n < 0:
-		return fmt.Errorf("lines after %d episodes: want 0 (from the start) or more", n)
-	case n > 0 && lines <= 0:
-		return fmt.Errorf("lines after %d episodes: needs lines above 0 (the lines to share the edits among)", n)
-	}
-	return nil
-}

@@ -48,7 +48,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	initPolicy := fs.String("init-policy", "", "RL arms: start from what the run in this folder learnt (train --init-policy); no-learn and random keep the untrained prior")
 	buffer := fs.Int("buffer", rl.DefaultConfig().BufferSize, "RL arms: improve parents kept per task (no-learn keeps 1, the best)")
 	lines := fs.Int("lines", 0, "every arm: also keep the best program of each model family, and give half the improve prompts to the best of one of the N best families other than the best program's (0: off)")
-	linesAfter := fs.Int("lines-after", 0, "every arm, with --lines: give a task's improve prompts to other families only once its best has stood still for N episodes (0: from the start)")
+	linesAfter := fs.Duration("lines-after", 0, "every arm, with --lines: give a task's improve prompts to other families only once its best has stood still this long on the run's clock, say 5m (0: from the start)")
 	priorOnRepeat := fs.Bool("prior-on-repeat", true, "RL arms: when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (=false: repeat, as before 2026-12-03)")
 	screenK := fs.Int("screen", 0, "RL arms: draw K new candidate programs per prompt and run the one a model of the run's results expects to improve most on the best (0: off)")
 	screenPerSecond := fs.Bool("screen-per-second", false, "RL arms, with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts")

@@ -56,14 +56,15 @@ func TestResumeKeepsTheBufferLinesAndMix(t *testing.T) {
 		wantBuf, wantLines, wantWiden int
 		wantMix, refused              string
 		wantRepeat                    bool
-		wantScreen, wantLinesAfter    int
+		wantScreen                    int
+		wantLinesAfter                time.Duration
 	}{
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1}`, wantBuf: 1},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":3}`, wantBuf: 3},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1}`, wantBuf: 8},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2}`, wantBuf: 1, wantLines: 2},
-		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2,"lines_after":256}`, wantBuf: 1, wantLines: 2, wantLinesAfter: 256},
-		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines_after":256}`, wantBuf: 1, wantLinesAfter: 256, refused: "--lines-after: lines after 256 episodes: needs lines above 0"},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines":2,"lines_after_ns":300000000000}`, wantBuf: 1, wantLines: 2, wantLinesAfter: 5 * time.Minute},
+		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"lines_after_ns":300000000000}`, wantBuf: 1, wantLinesAfter: 5 * time.Minute, refused: "--lines-after: lines after 5m0s: needs lines above 0"},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"adaptive"}`, wantBuf: 1, wantMix: "adaptive"},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"mix":"greedy"}`, wantBuf: 1, wantMix: "greedy", refused: `mix "greedy": want half or adaptive`},
 		{runJSON: `{"tasks":["t"],"policy":"recipe","budget_ns":1,"batch":1,"buffer":1,"widen_after":64}`, wantBuf: 1, wantWiden: 64},

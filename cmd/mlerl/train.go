@@ -65,7 +65,7 @@ type runConfig struct {
 	Lines int `json:"lines,omitempty"`
 	// LinesAfter is rl.Config.LinesAfter; absent is 0 (with lines, from
 	// the start), as runs before it.
-	LinesAfter int `json:"lines_after,omitempty"`
+	LinesAfter time.Duration `json:"lines_after_ns,omitempty"`
 	// Mix is the share of improve prompts, rl.MixAdaptive, or absent: the
 	// fixed half, as runs before it.
 	Mix string `json:"mix,omitempty"`
@@ -538,7 +538,8 @@ type learnFlags struct {
 	timeCharge, elite, editFloor   float64
 	scratchPrior                   float64
 	buffer, lines, widen, screen   int
-	screenAfter, linesAfter        int
+	screenAfter                    int
+	linesAfter                     time.Duration
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -551,7 +552,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.elite, "elite", d.Elite, "q in [0,1): only programs beating the share q of the task's results so far earn credit above the worst valid one, so the policy learns what the best programs hold (0: plain ranks)")
 	fs.IntVar(&f.buffer, "buffer", d.BufferSize, "improve prompts edit one of the task's K best programs (1: always the best so far; the paper's 8: the best half the time)")
 	fs.IntVar(&f.lines, "lines", d.Lines, "also keep the best program of each model family: half the improve prompts edit the best of one of the N best families other than the best program's (recipe policy; a search setting: --no-learn takes it too; 0: off)")
-	fs.IntVar(&f.linesAfter, "lines-after", d.LinesAfter, "with --lines: give a task's improve prompts to other families only once its best has stood still for N episodes, so a best whose edits still win keeps them all (0: from the start)")
+	fs.DurationVar(&f.linesAfter, "lines-after", d.LinesAfter, "with --lines: give a task's improve prompts to other families only once its best has stood still this long on the run's clock, say 5m, so a best whose edits still win keeps them all (0: from the start)")
 	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")

@@ -79,8 +79,8 @@ type Config struct {
 	// 0: off.
 	Lines int
 	// LinesAfter is every arm's rl.Config.LinesAfter: with Lines, the share
-	// only for a task whose best has stood still that many episodes.
-	LinesAfter int
+	// only for a task whose best has stood still that long.
+	LinesAfter time.Duration
 	// AdaptiveMix is every arm's rl.Config.AdaptiveMix (a search setting,
 	// like Lines).
 	AdaptiveMix bool
@@ -250,7 +250,7 @@ type Result struct {
 	Lines int `json:"lines,omitempty"`
 	// LinesAfter is every arm's rl.Config.LinesAfter; absent: 0 (with
 	// lines, from the start), as results from before it.
-	LinesAfter int `json:"lines_after,omitempty"`
+	LinesAfter time.Duration `json:"lines_after_ns,omitempty"`
 	// Mix is every arm's share of improve prompts, rl.MixAdaptive or
 	// absent: the fixed half, as results from before it.
 	Mix string `json:"mix,omitempty"`
@@ -970,7 +970,7 @@ func (r *Result) Print(w io.Writer) {
 	if r.Lines > 0 {
 		extra += fmt.Sprintf(", improve parents from %d more lines", r.Lines)
 		if r.LinesAfter > 0 {
-			extra += fmt.Sprintf(" once a best stands %d episodes", r.LinesAfter)
+			extra += fmt.Sprintf(" once a best stands %v", r.LinesAfter)
 		}
 	}
 	if r.Mix != "" {

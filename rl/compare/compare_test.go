@@ -777,7 +777,7 @@ func TestCompareKeepsStoppedRunsApart(t *testing.T) {
 // that do not learn.
 func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 	cfg := Config{
-		Batch: 4, Budget: time.Minute, Lines: 2, LinesAfter: 256, AdaptiveMix: true,
+		Batch: 4, Budget: time.Minute, Lines: 2, LinesAfter: 5 * time.Minute, AdaptiveMix: true,
 		Learning: Learning{Utility: rl.UtilityReward, ImproveCredit: rl.ImproveOverParent, TimeCharge: 0.5, ChargeSlowerOnly: true,
 			Elite: 0.3, DecisionCredit: true, WidenAfter: 16, Buffer: 8},
 	}
@@ -798,7 +798,7 @@ func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 		{NoLearn, func(c *rl.Config) {}},
 	} {
 		want := def
-		want.RunID, want.Batch, want.Budget, want.Seed, want.Lines, want.LinesAfter, want.AdaptiveMix = tc.arm, 4, time.Minute, 7, 2, 256, true
+		want.RunID, want.Batch, want.Budget, want.Seed, want.Lines, want.LinesAfter, want.AdaptiveMix = tc.arm, 4, time.Minute, 7, 2, 5*time.Minute, true
 		tc.want(&want)
 		got := learnerConfig(cfg, tc.arm, 7)
 		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
@@ -816,11 +816,11 @@ func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 // it is refused before anything runs.
 func TestLinesAfterSetting(t *testing.T) {
 	var out bytes.Buffer
-	(&Result{Mode: "test", Lines: 2, LinesAfter: 256}).Print(&out)
-	if want := "improve parents from 2 more lines once a best stands 256 episodes"; !strings.Contains(out.String(), want) {
+	(&Result{Mode: "test", Lines: 2, LinesAfter: 5 * time.Minute}).Print(&out)
+	if want := "improve parents from 2 more lines once a best stands 5m0s"; !strings.Contains(out.String(), want) {
 		t.Errorf("header without %q:\n%s", want, out.String())
 	}
-	_, err := Compare(context.Background(), Config{Tasks: []*episode.Prepared{{}}, Arms: []string{NoLearn}, Seeds: 1, Workers: 1, Budget: time.Minute, Batch: 1, LinesAfter: 256})
+	_, err := Compare(context.Background(), Config{Tasks: []*episode.Prepared{{}}, Arms: []string{NoLearn}, Seeds: 1, Workers: 1, Budget: time.Minute, Batch: 1, LinesAfter: time.Minute})
 	if err == nil || !strings.Contains(err.Error(), "needs lines above 0") {
 		t.Errorf("lines after without lines: %v, want the error naming it", err)
 	}

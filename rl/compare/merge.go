@@ -132,7 +132,7 @@ func sameRun(p, q *Result, pName, settingsFrom, qName string) error {
 		d = append(d, fmt.Sprintf("lines (%d, %d)", p.Lines, q.Lines))
 	}
 	if p.LinesAfter != q.LinesAfter {
-		d = append(d, fmt.Sprintf("lines after (%d, %d)", p.LinesAfter, q.LinesAfter))
+		d = append(d, fmt.Sprintf("lines after (%v, %v)", p.LinesAfter, q.LinesAfter))
 	}
 	if p.Mix != q.Mix { // "" is the fixed half, and only it is written so
 		d = append(d, fmt.Sprintf("mix (%s, %s)", cmp.Or(p.Mix, rl.MixHalf), cmp.Or(q.Mix, rl.MixHalf)))

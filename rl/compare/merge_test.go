@@ -131,7 +131,7 @@ func TestMerge(t *testing.T) {
 		{"program limit", []*Result{nl, part(with(func(r *Result) { r.Settings.Timeout = time.Minute }), DurationAware, map[uint64]float64{1: 0.5})}, "limit 40s"},
 		{"grid", []*Result{nl, part(with(func(r *Result) { r.Grid = "wide" }), DurationAware, map[uint64]float64{1: 0.5})}, `grid ("standard", "wide")`},
 		{"lines", []*Result{nl, part(with(func(r *Result) { r.Lines = 2 }), DurationAware, map[uint64]float64{1: 0.5})}, "lines (0, 2)"},
-		{"lines after", []*Result{nl, part(with(func(r *Result) { r.LinesAfter = 256 }), DurationAware, map[uint64]float64{1: 0.5})}, "lines after (0, 256)"},
+		{"lines after", []*Result{nl, part(with(func(r *Result) { r.LinesAfter = 5 * time.Minute }), DurationAware, map[uint64]float64{1: 0.5})}, "lines after (0s, 5m0s)"},
 		{"mix", []*Result{nl, part(with(func(r *Result) { r.Mix = "adaptive" }), DurationAware, map[uint64]float64{1: 0.5})}, "mix (half, adaptive)"},
 		{"threads", []*Result{nl, part(with(func(r *Result) { r.Settings.Threads = 2 }), DurationAware, map[uint64]float64{1: 0.5})}, "threads 1"},
 		{"RL settings", []*Result{rl, part(with(func(r *Result) { r.Buffer = 8 }), DurationAware, map[uint64]float64{4: 0.5})}, "different buffer (1, 8)"},
