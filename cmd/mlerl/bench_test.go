@@ -705,6 +705,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"binary a0835fd77fdc, 5 seeds", "471 programs really run",
 			"0.8598 ± 0.0004      150 ± 8        150 ± 8        0.1%", "0.8591 ± 0.0008      133 ± 13       133 ± 13       0.1%", "+0.0007 (+0.8 SE)",
 		}},
+		// meats-composition at 20 minutes with main's defaults (a0835fd), on
+		// the store of its 4-minute run: every run of both arms ends on
+		// 0.4327, RL sooner on every seed (ahead on every seed with the
+		// defaults of 2026-11-29, 0.4287 against 0.4327).
+		{"meats-composition at 20 minutes with main's defaults", results("meats-20m-a0835fd"), []string{
+			"binary a0835fd77fdc, 3 seeds", "3021 programs really run",
+			"0.4327 ± 0.0000      874 ± 61       874 ± 61       0.8%", "0.4327 ± 0.0000      786 ± 34       771 ± 28       1.2%", "-0.0000",
+			"rl-duration-aware  1m29s, 1m16s, 2m38s", "no-learn           2m8s, 4m29s, 4m20s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
