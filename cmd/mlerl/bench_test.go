@@ -714,6 +714,19 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.4327 ± 0.0000      874 ± 61       874 ± 61       0.8%", "0.4327 ± 0.0000      786 ± 34       771 ± 28       1.2%", "-0.0000",
 			"rl-duration-aware  1m29s, 1m16s, 2m38s", "no-learn           2m8s, 4m29s, 4m20s",
 		}},
+		// A mechanism check of --lines-after, RL only, on stackoverflow-remote's
+		// seeds 2 and 4 (seed 4 stuck on gradient boosting at 0.7326): without
+		// lines, then with --lines 2 --lines-after 5m, whose seed 4 moves to
+		// histogram boosting at 0.7335 at 12m20s; seed 2 ends on 0.7354 both
+		// ways.
+		{"stackoverflow-remote RL seeds 2 and 4 without lines", results("stackoverflow-20m-a0835fd-rl-s24"), []string{
+			"binary a0835fd77fdc, 2 seeds (2,4)", "913 programs really run", "0.7340 ± 0.0014      1004 ± 18",
+			"rl-duration-aware  3m14s, 3m52s",
+		}},
+		{"stackoverflow-remote RL seeds 2 and 4 with lines after 5 minutes", results("stackoverflow-20m-1749f40-lines-after-s24"), []string{
+			"improve parents from 2 more lines once a best stands 5m0s, 2 seeds (2,4)", "576 programs really run",
+			"0.7344 ± 0.0010      969 ± 11", "rl-duration-aware  3m14s, 12m20s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
