@@ -727,6 +727,14 @@ func TestBenchMergeResults(t *testing.T) {
 			"improve parents from 2 more lines once a best stands 5m0s, 2 seeds (2,4)", "576 programs really run",
 			"0.7344 ± 0.0010      969 ± 11", "rl-duration-aware  3m14s, 12m20s",
 		}},
+		// stackoverflow-remote at 4 minutes with the predict_proba fix, on
+		// the store of its run with the defaults of 2026-12-04 (+0.5 SE):
+		// no-learn's bests unchanged, RL's higher, +1.1 SE.
+		{"stackoverflow-remote at 4 minutes with the predict_proba fix", results("stackoverflow-4m-a0835fd"), []string{
+			"binary a0835fd77fdc, 5 seeds", "242 programs really run",
+			"0.7339 ± 0.0006      184 ± 7        184 ± 7        0.0%", "0.7318 ± 0.0019      166 ± 7        166 ± 7        0.1%", "+0.0021 (+1.1 SE)",
+			"rl-duration-aware  3m37s, 3m14s, 1m31s, 3m52s, 2m40s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
