@@ -548,7 +548,7 @@ func (l *learner) complete(res episode.Result) {
 	if l.cfg.AdaptiveMix { // nothing to keep, or checkpoint, without it
 		l.mix.Observe(res.Task, j.prompt.Kind, newBest)
 	}
-	if newBest {
+	if newBest && l.cfg.LinesAfter > 0 { // as the mix: nothing to keep, or checkpoint, without it
 		l.bestSince[res.Task] = l.now()
 	}
 	if l.cfg.WidenAfter > 0 {
