@@ -735,6 +735,24 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.7339 ± 0.0006      184 ± 7        184 ± 7        0.0%", "0.7318 ± 0.0019      166 ± 7        166 ± 7        0.1%", "+0.0021 (+1.1 SE)",
 			"rl-duration-aware  3m37s, 3m14s, 1m31s, 3m52s, 2m40s",
 		}},
+		// tate-artwork-year at 20 minutes with main's defaults, a new
+		// store: every run of both arms on the ridge ceiling 2.4510, RL
+		// sooner (+1.1 SE at 5 minutes, +1.00 at 10).
+		{"tate-artwork-year at 20 minutes with main's defaults", results("tate-20m-b60b18a"), []string{
+			"binary b60b18a3149a, 3 seeds", "3509 programs really run",
+			"2.4510 ± 0.0000      901 ± 23       901 ± 23       1.4%", "2.4510 ± 0.0000      743 ± 19       743 ± 19       1.7%", "-0.0000",
+			"2.4585 ± 0.0074 (+1.1 SE)", "2.4510 ± 0.0000 (+1.00 SE)", // RL at 5 and 10 minutes
+			"2.4801 ± 0.0188", "2.4708 ± 0.0198", // no-learn at 5 and 10
+			"rl-duration-aware  3m2s, 6m38s, 4m42s", "no-learn           7m8s, 5m48s, 12m0s",
+		}},
+		// ... and at 4 minutes on that store, seeds 1-3 replayed from it:
+		// +1.1 SE (-0.1 with the scratch prior before the predict_proba fix).
+		{"tate-artwork-year at 4 minutes with main's defaults", results("tate-4m-b60b18a"), []string{
+			"binary b60b18a3149a, 5 seeds", "349 programs really run",
+			"2.4808 ± 0.0107      174 ± 11       174 ± 11       0.8%", "2.4944 ± 0.0069      156 ± 8        156 ± 8        0.7%", "+0.0137 (+1.1 SE)",
+			"2.5123 ± 0.0135 (+2.2 SE)", // RL at 1 minute
+			"rl-duration-aware  3m2s, 3m49s, 46s, 2m50s, 3m51s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
