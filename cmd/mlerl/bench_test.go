@@ -753,6 +753,23 @@ func TestBenchMergeResults(t *testing.T) {
 			"2.5123 ± 0.0135 (+2.2 SE)", // RL at 1 minute
 			"rl-duration-aware  3m2s, 3m49s, 46s, 2m50s, 3m51s",
 		}},
+		// movie-ratings at 20 minutes with main's defaults, a new store: RL
+		// +1.00 SE, one seed of three below the ridge ceiling both arms reach
+		// (gradient boosting from scratch at 18m39s), RL on the ceiling sooner.
+		{"movie-ratings at 20 minutes with main's defaults", results("movie-20m-619c4e2"), []string{
+			"binary 619c4e227041, 3 seeds", "3417 programs really run",
+			"0.9411 ± 0.0010      909 ± 46       909 ± 46       1.0%", "0.9422 ± 0.0000      719 ± 88       718 ± 87       0.8%", "+0.0010 (+1.00 SE)",
+			"0.9422 ± 0.0000 (+2.1 SE)", // RL at 5 minutes
+			"rl-duration-aware  18m39s, 3m14s, 4m18s", "no-learn           12m7s, 6m51s, 8m1s",
+			"rl-duration-aware  2m41s, 3m14s, 4m18s",
+		}},
+		// ... and at 4 minutes on that store, seeds 1-3 replayed from it:
+		// +2.0 SE (+1.2 with the scratch prior before the predict_proba fix).
+		{"movie-ratings at 4 minutes with main's defaults", results("movie-4m-619c4e2"), []string{
+			"binary 619c4e227041, 5 seeds", "288 programs really run",
+			"0.9422 ± 0.0001      150 ± 12       150 ± 12       0.5%", "0.9442 ± 0.0010      130 ± 14       130 ± 14       0.6%", "+0.0020 (+2.0 SE)",
+			"rl-duration-aware  2m41s, 3m14s, 3m56s, 3m51s, 3m16s", "no-learn           3m1s, 3m14s, 3m27s, 3m34s, 1m44s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
