@@ -156,6 +156,15 @@ func (b *Buffer) otherLines(taskName string, best *Solution) []*Solution {
 	return out
 }
 
+// CheckFlatFamilyAfter says why d is not how long a best must stand before
+// a task's prompts are marked Stalled (Config.FlatFamilyAfter).
+func CheckFlatFamilyAfter(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("flat family after %v: want 0 (off) or more", d)
+	}
+	return nil
+}
+
 // CheckLinesAfter says why d is not how long a best must stand before the
 // Lines share starts (nil when it is; 0 is from the start). It needs lines
 // to share among.

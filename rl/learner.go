@@ -62,6 +62,14 @@ type Config struct {
 	// errors behind no-learn at 20 minutes on poll-adjustment (without it
 	// +0.2), and 1.1 behind on hpc-job-class at 4.
 	WidenAfter int
+	// FlatFamilyAfter, when above 0, marks a task's prompts Stalled once
+	// its best has stood still for FlatFamilyAfter of the run's time (the
+	// clock LinesAfter reads), until the best moves again. A learning
+	// setting, as WidenAfter: what a policy does with the mark is its own
+	// (the recipe policy's prior walks from scratch then draw the model
+	// family without the prior's preference, recipe.Policy.SetFlatFamily).
+	// 0 (DefaultConfig) is off.
+	FlatFamilyAfter time.Duration
 	// MaxStaleness is the oldest sample, in policy versions, an update trains
 	// on; older ones are dropped (still counted, still fed to the buffer and
 	// the best solution) and reported as "dropped" in metrics. A negative value
@@ -191,6 +199,8 @@ func (c Config) check() error {
 		return CheckLinesAfter(c.LinesAfter, c.Lines)
 	case CheckWidenAfter(c.WidenAfter) != nil:
 		return CheckWidenAfter(c.WidenAfter)
+	case CheckFlatFamilyAfter(c.FlatFamilyAfter) != nil:
+		return CheckFlatFamilyAfter(c.FlatFamilyAfter)
 	case c.CheckShaping() != nil:
 		return c.CheckShaping()
 	case c.RunID == "" || strings.ContainsAny(c.RunID, " /\n"):
@@ -230,7 +240,7 @@ type learner struct {
 	gains     Gains                    // improve episodes and those that beat their parent, for ImproveGain
 	mix       Mix                      // new bests per prompt kind, for AdaptiveMix
 	stalls    Stalls                   // episodes since each task's last new best, for WidenAfter
-	bestSince map[string]time.Duration // when each task's best last moved, on the run's clock, for LinesAfter
+	bestSince map[string]time.Duration // when each task's best last moved, on the run's clock, for LinesAfter and FlatFamilyAfter
 	buffer    *Buffer
 	best      map[string]*Solution
 	bestDirty map[string]Best
@@ -473,12 +483,14 @@ func (l *learner) prompt() Prompt {
 	if l.cfg.AdaptiveMix {
 		share = l.mix.ImproveShare(t.Name)
 	}
+	stood := l.now() - l.bestSince[t.Name]
+	stalled := l.cfg.FlatFamilyAfter > 0 && l.best[t.Name] != nil && stood >= l.cfg.FlatFamilyAfter
 	if l.rng.Float64() < share {
-		if parent := l.buffer.Pick(t.Name, l.now()-l.bestSince[t.Name], l.rng); parent != nil {
-			return Prompt{Kind: episode.Improve, Task: t, Parent: parent, Widen: WidenShare(l.stalls[t.Name], l.cfg.WidenAfter)}
+		if parent := l.buffer.Pick(t.Name, stood, l.rng); parent != nil {
+			return Prompt{Kind: episode.Improve, Task: t, Parent: parent, Widen: WidenShare(l.stalls[t.Name], l.cfg.WidenAfter), Stalled: stalled}
 		}
 	}
-	return Prompt{Kind: episode.Scratch, Task: t}
+	return Prompt{Kind: episode.Scratch, Task: t, Stalled: stalled}
 }
 
 func (l *learner) submit(ctx context.Context, j *job) error {
@@ -548,7 +560,7 @@ func (l *learner) complete(res episode.Result) {
 	if l.cfg.AdaptiveMix { // nothing to keep, or checkpoint, without it
 		l.mix.Observe(res.Task, j.prompt.Kind, newBest)
 	}
-	if newBest && l.cfg.LinesAfter > 0 { // as the mix: nothing to keep, or checkpoint, without it
+	if newBest && (l.cfg.LinesAfter > 0 || l.cfg.FlatFamilyAfter > 0) { // as the mix: nothing to keep, or checkpoint, without either
 		l.bestSince[res.Task] = l.now()
 	}
 	if l.cfg.WidenAfter > 0 {

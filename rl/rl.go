@@ -35,6 +35,11 @@ type Prompt struct {
 	// while (Config.WidenAfter, Stalls). 0 is the policy's own walk. A
 	// policy without a separate prior (a language model) ignores it.
 	Widen float64
+	// Stalled says the task's best has stood still for
+	// Config.FlatFamilyAfter of the run's time. A policy may explore
+	// further from its habits while it is set (the recipe policy:
+	// SetFlatFamily); one that has no use for it ignores it.
+	Stalled bool
 }
 
 // Solution is a previous attempt and how it fared, shown to improve prompts.

@@ -53,6 +53,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	screenK := fs.Int("screen", 0, "RL arms: draw K new candidate programs per prompt and run the one a model of the run's results expects to improve most on the best (0: off)")
 	screenPerSecond := fs.Bool("screen-per-second", false, "RL arms, with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts")
 	screenAfter := fs.Int("screen-after", 0, "RL arms, with --screen: screen a task's walks only once N new programs in a row have not beaten its best (0: from the start)")
+	flatAfter := fs.Duration("flat-family-after", 0, "RL arms: once a task's best has stood still this long on the run's clock, say 5m, the scratch programs drawn from the prior (--scratch-prior) draw their model family with no preference among the families the table allows and the cost model expects to finish (0: off)")
 	widen := fs.Int("widen", 0, "RL arms: after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N (0: off)")
 	mix := fs.String("mix", rl.MixHalf, "every arm: the share of improve prompts, half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the new bests)")
 	grid := fs.String("grid", recipe.GridStandard, "every arm's grid of hyperparameter values: standard or wide (more values, between and beyond)")
@@ -129,6 +130,10 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --edit-floor: %v", editFloorErr)
 	case scratchPriorErr != nil:
 		return usageErrorf("bench rl-vs-prompting: --scratch-prior: %v", scratchPriorErr)
+	case rl.CheckFlatFamilyAfter(*flatAfter) != nil:
+		return usageErrorf("bench rl-vs-prompting: --flat-family-after: %v", rl.CheckFlatFamilyAfter(*flatAfter))
+	case *flatAfter > 0 && *scratchPrior == 0:
+		return usageErrorf("bench rl-vs-prompting: --flat-family-after changes the RL arms' scratch-prior walks: it needs --scratch-prior above 0")
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
@@ -162,7 +167,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		Tasks: prepared, Arms: arms, Seeds: *seeds, FirstSeed: *firstSeed, Budget: *budget, Workers: *workers, Batch: *batch,
 		Settings: settings, Run: gated(runner, dirs, store, *slots), Store: store, Progress: stderr,
 		Learning: compare.Learning{Utility: *utility, ImproveCredit: *credit, TimeCharge: *timeCharge, ChargeSlowerOnly: *slowerOnly, Elite: *elite,
-			DecisionCredit: *decisionCredit, EditFloor: *editFloor, ScratchPrior: *scratchPrior, WidenAfter: *widen, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
+			DecisionCredit: *decisionCredit, EditFloor: *editFloor, ScratchPrior: *scratchPrior, WidenAfter: *widen, FlatFamilyAfter: *flatAfter, PriorOnRepeat: *priorOnRepeat, Screen: *screenK,
 			ScreenPerSecond: *screenPerSecond, ScreenAfter: *screenAfter, InitPolicy: *initPolicy, Buffer: *buffer},
 		RunsDir: *runsDir, Parallel: *parallel, At: at,
 		Grid: *grid, Lines: *lines, LinesAfter: *linesAfter, AdaptiveMix: adaptive,

@@ -78,6 +78,7 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 			return nil, usageErrorf("train: --scratch-prior: %v", err)
 		}
 		pol.SetPriorOnRepeat(rc.PriorOnRepeat)
+		pol.SetFlatFamily(rc.FlatFamilyAfter > 0)
 		if err := pol.SetScreen(rc.Screen); err != nil {
 			return nil, usageErrorf("train: --screen: %v", err)
 		}

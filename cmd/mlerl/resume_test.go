@@ -147,7 +147,7 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var lf learnFlags
 	lf.register(fs)
-	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8", "--screen-per-second", "--screen-after", "64", "--time-charge-slower-only"}); err != nil {
+	if err := fs.Parse([]string{"--widen", "64", "--prior-on-repeat", "--screen", "8", "--screen-per-second", "--screen-after", "64", "--time-charge-slower-only", "--flat-family-after", "5m"}); err != nil {
 		t.Fatal(err)
 	}
 	var rc runConfig
@@ -163,6 +163,9 @@ func TestMixAndWidenFlagsInRunConfig(t *testing.T) {
 	}
 	if raw, err := json.Marshal(rc); err != nil || !rc.ChargeSlowerOnly || !strings.Contains(string(raw), `"time_charge_slower_only":true`) {
 		t.Errorf("--time-charge-slower-only: run config %v, JSON %s (%v)", rc.ChargeSlowerOnly, raw, err)
+	}
+	if raw, err := json.Marshal(rc); err != nil || rc.FlatFamilyAfter != 5*time.Minute || !strings.Contains(string(raw), `"flat_family_after_ns":300000000000`) {
+		t.Errorf("--flat-family-after 5m: run config %v, JSON %s (%v)", rc.FlatFamilyAfter, raw, err)
 	}
 	if raw, err := json.Marshal(rc); err != nil || rc.WidenAfter != 64 || !strings.Contains(string(raw), `"widen_after":64`) ||
 		!rc.PriorOnRepeat || !strings.Contains(string(raw), `"prior_on_repeat":true`) {

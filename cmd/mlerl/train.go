@@ -72,6 +72,9 @@ type runConfig struct {
 	// WidenAfter is rl.Config.WidenAfter; absent is 0 (off), as runs
 	// before it.
 	WidenAfter int `json:"widen_after,omitempty"`
+	// FlatFamilyAfter is rl.Config.FlatFamilyAfter and
+	// recipe.Policy.SetFlatFamily; absent is 0 (off), as runs before it.
+	FlatFamilyAfter time.Duration `json:"flat_family_after_ns,omitempty"`
 	// PriorOnRepeat is recipe.Policy.SetPriorOnRepeat; absent is off, as
 	// runs before it.
 	PriorOnRepeat bool `json:"prior_on_repeat,omitempty"`
@@ -259,7 +262,7 @@ func (rc runConfig) learner() rl.Config {
 	cfg.ChargeSlowerOnly = rc.ChargeSlowerOnly
 	cfg.DecisionCredit, cfg.BufferSize, cfg.Lines, cfg.LinesAfter = rc.DecisionCredit, rc.Buffer, rc.Lines, rc.LinesAfter
 	cfg.AdaptiveMix = rc.Mix == rl.MixAdaptive
-	cfg.WidenAfter = rc.WidenAfter
+	cfg.WidenAfter, cfg.FlatFamilyAfter = rc.WidenAfter, rc.FlatFamilyAfter
 	if rc.NoLearn {
 		cfg.BufferSize = 1 // improve prompts always improve the best so far (AIDE-like)
 	}
@@ -279,6 +282,7 @@ func (rc runConfig) check() error {
 	editFloorErr := recipe.CheckEditFloor(rc.EditFloor)
 	scratchPriorErr := recipe.CheckScratchPrior(rc.ScratchPrior)
 	widenErr := rl.CheckWidenAfter(rc.WidenAfter)
+	flatErr := rl.CheckFlatFamilyAfter(rc.FlatFamilyAfter)
 	screenErr := recipe.CheckScreen(rc.Screen)
 	perSecondErr := recipe.CheckScreenPerSecond(rc.Screen, rc.ScreenPerSecond)
 	screenAfterErr := recipe.CheckScreenAfter(rc.Screen, rc.ScreenAfter)
@@ -317,6 +321,12 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --widen: %v", widenErr)
 	case rc.WidenAfter != 0 && rc.Policy != "recipe":
 		return usageErrorf("train: --widen needs the recipe policy, whose improve walks it widens toward its prior (--policy %s has no separate prior)", rc.Policy)
+	case flatErr != nil:
+		return usageErrorf("train: --flat-family-after: %v", flatErr)
+	case rc.FlatFamilyAfter != 0 && (rc.Policy != "recipe" || rc.ScratchPrior == 0):
+		// The mark changes only the scratch prior's walks: without them
+		// the flag would change nothing, and a user who set it should know.
+		return usageErrorf("train: --flat-family-after changes the recipe policy's scratch-prior walks: it needs --policy recipe and --scratch-prior above 0 (have --policy %s, --scratch-prior %v)", rc.Policy, rc.ScratchPrior)
 	case screenErr != nil:
 		return usageErrorf("train: --screen: %v", screenErr)
 	case rc.Screen != 0 && rc.Policy != "recipe":
@@ -539,7 +549,7 @@ type learnFlags struct {
 	scratchPrior                   float64
 	buffer, lines, widen, screen   int
 	screenAfter                    int
-	linesAfter                     time.Duration
+	linesAfter, flatFamilyAfter    time.Duration
 }
 
 func (f *learnFlags) register(fs *flag.FlagSet) {
@@ -556,6 +566,7 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
 	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
+	fs.DurationVar(&f.flatFamilyAfter, "flat-family-after", d.FlatFamilyAfter, "once a task's best has stood still this long on the run's clock, say 5m, the scratch programs drawn from the prior (--scratch-prior) draw their model family with no preference among the families the table allows and the cost model expects to finish, until the best moves (recipe policy; 0: off)")
 	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", true, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (default: on when the recipe policy learns; off with --no-learn or --policy llm unless given; =false repeats)")
 	fs.IntVar(&f.screen, "screen", 0, "draw K new candidate programs per prompt and run the one a model of the run's results (a Bayesian linear model over the plans' choices) expects to improve most on the task's best (recipe policy; 0: off, the first draw)")
 	fs.BoolVar(&f.screenPerSecond, "screen-per-second", false, "with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts, not of most expected improvement")
@@ -572,7 +583,7 @@ func (f *learnFlags) apply(rc *runConfig, set map[string]bool) {
 		f.durationAware, f.utility, f.improveCredit, f.timeCharge, f.elite, f.buffer, f.decisionCredit, f.editFloor
 	rc.Lines, rc.Mix, rc.WidenAfter, rc.PriorOnRepeat, rc.Screen = f.lines, f.mix, f.widen, f.priorOnRepeat, f.screen
 	rc.ScreenPerSecond, rc.ChargeSlowerOnly, rc.ScratchPrior = f.screenPerSecond, f.chargeSlowerOnly, f.scratchPrior
-	rc.ScreenAfter, rc.LinesAfter = f.screenAfter, f.linesAfter
+	rc.ScreenAfter, rc.LinesAfter, rc.FlatFamilyAfter = f.screenAfter, f.linesAfter, f.flatFamilyAfter
 	if !set["scratch-prior"] {
 		// As prior on repeat: measured to pay where the recipe policy
 		// learns (bench/RESULTS.md, 2026-12-04); --no-learn stays the

@@ -211,13 +211,7 @@ var grammar = []spec{
 	{name: "model.family", part: PartModel, options: familyOptions, applies: always,
 		allowed: func(p *Profile, c choices, o string) bool { return familyAllowed(p, c, o) },
 		risky: func(p *Profile, c choices, o string) bool {
-			return denseOnly[o] && sparseLikely(p, c) || slowOnText[o] && bigText(p, c) ||
-				// No probabilities where the metric needs them, and too few
-				// rows of the rarest class to calibrate (before any split):
-				// the program then submits a softmax of the decision scores
-				// (renderer.ScoresOnly), valid but uncalibrated; it crashed
-				// before 2026-12-06, and the prior still avoids it.
-				classifies(p, c) && p.NeedsProba() && !families[o].hasPredictProb && !calibratable(p, c)
+			return familyBreaks(p, c, o) || slowOnText[o] && bigText(p, c)
 		}},
 	{name: "model.multioutput", part: PartModel, options: []string{"native", "per_target"},
 		applies: func(p *Profile, _ choices) bool { return p.TargetKind == MultiOutput },
@@ -396,6 +390,19 @@ func allNumericComplete(p *Profile) bool {
 	return true
 }
 
+// familyBreaks says family o would fail, or answer badly, on this table
+// whatever its speed: the model family's risks other than slowOnText's
+// (a flat-family walk keeps these and leaves speed to the cost model).
+func familyBreaks(p *Profile, c choices, o string) bool {
+	return denseOnly[o] && sparseLikely(p, c) ||
+		// No probabilities where the metric needs them, and too few
+		// rows of the rarest class to calibrate (before any split):
+		// the program then submits a softmax of the decision scores
+		// (renderer.ScoresOnly), valid but uncalibrated; it crashed
+		// before 2026-12-06, and the prior still avoids it.
+		classifies(p, c) && p.NeedsProba() && !families[o].hasPredictProb && !calibratable(p, c)
+}
+
 // singleTarget are the families whose regressors fit one target at a time
 // (scikit-learn's boosting and SVMs): several targets need the per-target
 // wrapper.
@@ -562,6 +569,10 @@ type Walker struct {
 	done    bool
 	prefs   preferences // Default's, for the cost model's completions; made when first needed
 	noCost  bool        // a completion's walker: no cost avoidance (it would recurse)
+	// flat marks a flat-family walk (Policy.SetFlatFamily): its model
+	// family decision avoids only what familyBreaks and, with a time
+	// limit, the cost model say, not slowOnText's blanket rule.
+	flat bool
 }
 
 // NewWalker starts a plan for p. With a parent plan the walk is an "improve"
@@ -623,9 +634,13 @@ func (w *Walker) Next() (Decision, bool) {
 			continue
 		}
 		d := w.decision(id, opts)
-		if s.risky != nil {
+		risky := s.risky
+		if w.flat && s.name == "model.family" {
+			risky = familyBreaks
+		}
+		if risky != nil {
 			for i, o := range opts {
-				if s.risky(w.p, w.chosen, o) {
+				if risky(w.p, w.chosen, o) {
 					d.Avoid = append(d.Avoid, i)
 				}
 			}

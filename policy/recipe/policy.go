@@ -74,6 +74,9 @@ type Policy struct {
 	// (SetScreenAfter).
 	screenAfter int
 	screens     map[string]*screen.Model
+	// flatFamily has the prior's scratch walks of a stalled task draw the
+	// model family without the prior's preference (SetFlatFamily).
+	flatFamily bool
 }
 
 // meta is what an action carries so it can be scored again by a newer net,
@@ -93,6 +96,9 @@ type meta struct {
 	// ScratchPrior is set on a scratch walk drawn wholly from the prior
 	// (SetScratchPrior).
 	ScratchPrior bool `json:"scratch_prior,omitempty"`
+	// FlatFamily is set on such a walk whose model family was drawn
+	// without the prior's preference (SetFlatFamily).
+	FlatFamily bool `json:"flat_family,omitempty"`
 }
 
 // NewPolicy profiles every task up front (a task the grammar cannot read is
@@ -216,6 +222,12 @@ func (p *Policy) scratchFloor(m *meta) float64 {
 	return 0
 }
 
+// flat says a scratch walk at floor is a flat-family one (SetFlatFamily):
+// wholly the prior's, for a stalled task, with the option on.
+func (p *Policy) flat(pr rl.Prompt, floor float64) bool {
+	return p.flatFamily && pr.Stalled && floor == 1
+}
+
 // SetPriorOnRepeat says what a walk does when maxRedraws redraws have all
 // reproduced plans already written for the task: off (the default), the
 // episode repeats one of them, which the cache answers at once and which
@@ -239,6 +251,27 @@ func (p *Policy) scratchFloor(m *meta) float64 {
 // draws almost never repeat (400 prior draws per suite task gave none).
 // Off, by the rule it was measured under.
 func (p *Policy) SetPriorOnRepeat(on bool) { p.priorOnRepeat = on }
+
+// SetFlatFamily has the scratch walks the scratch prior draws
+// (SetScratchPrior) for a task whose best has stood still
+// (rl.Prompt.Stalled, rl.Config.FlatFamilyAfter) draw the model family with
+// no preference among the families the table allows: every family gets the
+// same mass, except those the cost model says would overrun half the time
+// limit and those that would fail here (familyBreaks), which keep the
+// prior's avoidance (AvoidLogit). The rest of the walk is the prior's. Why:
+// past its first minutes a run's best sits on one family's ceiling, and the
+// families that could go above it are the ones the prior draws least: the
+// prior prefers Default's family at every scratch walk, and on a table of
+// text of 2,000 rows or more avoids the tree ensembles outright
+// (slowOnText), a blanket rule from two suite tasks that the cost model,
+// which sees the plan's rows and n-gram features, now judges plan by plan.
+// Both arms of a bench then draw a family such as gradient boosting over
+// hashed text a few times a run. Such walks are the prior's at every
+// decision but the family's, which is a fixed uniform draw: their PPO ratio
+// is 1 and they teach the net nothing directly; what they find reaches it
+// as the parent of improve walks. Off, the default: a run draws exactly
+// what it drew before.
+func (p *Policy) SetFlatFamily(on bool) { p.flatFamily = on }
 
 // Version is the number of updates the net has taken.
 func (p *Policy) Version() int { return p.net.Version() }
@@ -280,19 +313,20 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 		widen = pr.Widen
 	} else {
 		widen = p.scratchFloor(&m)
+		m.FlatFamily = p.flat(pr, widen)
 	}
 	if !(widen >= 0 && widen <= 1) {
 		return rl.Action{}, fmt.Errorf("recipe policy: widen %v is not a share in [0, 1]", pr.Widen)
 	}
-	drawFrom := func(c choicenet.Context, parentPlan *Plan, widen float64) (*Walker, stepsAndLogps, *screenNote, error) {
+	drawFrom := func(c choicenet.Context, parentPlan *Plan, widen float64, flat bool) (*Walker, stepsAndLogps, *screenNote, error) {
 		drawOne := func(seen map[string]bool) (*Walker, stepsAndLogps, error) {
-			w, steps, logps, err := p.draw(prof, c, prefs, parentPlan, widen, seen)
+			w, steps, logps, err := p.draw(prof, c, prefs, parentPlan, widen, flat, seen)
 			return w, stepsAndLogps{steps, logps}, err
 		}
 		return p.screenDraw(pr.Task.Name, drawOne, p.tried[pr.Task.Name])
 	}
 	tried := len(p.tried[pr.Task.Name])
-	w, drawn, note, err := drawFrom(c, parentPlan, widen)
+	w, drawn, note, err := drawFrom(c, parentPlan, widen, m.FlatFamily)
 	if err != nil {
 		return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 	}
@@ -302,7 +336,9 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	// from scratch, where the prior's draws almost never repeat.
 	if p.priorOnRepeat && parentPlan != nil && (len(p.tried[pr.Task.Name]) == tried || w.Plan().Key() == parentPlan.Key()) {
 		parentPlan, m.Parent, m.ParentReward, m.Spent = nil, nil, 0, true
-		if w, drawn, note, err = drawFrom(choicenet.Context{Features: prof.Features()}, nil, p.scratchFloor(&m)); err != nil {
+		floor := p.scratchFloor(&m)
+		m.FlatFamily = p.flat(pr, floor)
+		if w, drawn, note, err = drawFrom(choicenet.Context{Features: prof.Features()}, nil, floor, m.FlatFamily); err != nil {
 			return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 		}
 	}
@@ -369,7 +405,7 @@ func creditGroups(steps []choicenet.Step, plan *Plan) []string {
 // then all of it, goes back to the prior. When every draw repeats something,
 // a plan that is not the parent is still better than the parent: the first
 // such draw is kept.
-func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, parentPlan *Plan, widen float64, seen map[string]bool) (w *Walker, steps []choicenet.Step, logps []float64, err error) {
+func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, parentPlan *Plan, widen float64, flat bool, seen map[string]bool) (w *Walker, steps []choicenet.Step, logps []float64, err error) {
 	type draw struct {
 		w     *Walker
 		steps []choicenet.Step
@@ -387,6 +423,7 @@ func (p *Policy) draw(prof *Profile, c choicenet.Context, prefs preferences, par
 	for _, floor := range floors {
 		for attempt := 0; ; attempt++ {
 			w = NewWalker(prof, parentPlan)
+			w.flat = flat
 			if steps, logps, err = p.walk(w, c, prefs, parentPlan, floor); err != nil {
 				return nil, nil, nil, err
 			}
@@ -442,6 +479,7 @@ func (p *Policy) walk(w *Walker, c choicenet.Context, prefs preferences, parent 
 		switch {
 		case d.Name == improveDecision: // which part to improve has no default
 			step.Floor = p.editFloor
+		case w.flat && d.Name == "model.family": // no preferred family (SetFlatFamily)
 		case parent != nil && grammar[d.ID].part == w.Part() && slices.Contains(d.Options, parent.Get(d.Name)):
 			step.Hint = 1 + slices.Index(d.Options, parent.Get(d.Name))
 			if d.Name == "model.family" {

@@ -909,6 +909,15 @@ func widenNote(n int) string {
 	return fmt.Sprintf(", edits widen toward the prior after %d episodes without a new best", n)
 }
 
+// flatNote says when the RL arms' scratch-prior walks draw the model
+// family flat (rl.Config.FlatFamilyAfter).
+func flatNote(after time.Duration) string {
+	if after == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", their model family drawn flat once a best has stood %v", after)
+}
+
 // repeatNote says when the RL arms' walks that only repeat turn to the
 // prior (recipe.Policy.SetPriorOnRepeat).
 func repeatNote(on bool) string {
@@ -983,7 +992,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "CAUTION: %s\n", c)
 	}
 	fmt.Fprintf(w, "mode: %s\nbudget %v (virtual), %d workers, batch %d%s, %s; RL arms: utility %s, improve credit %s, time charge %g%s, elite %g, decision credit %v, buffer %d%s%s; %d programs really run\n\n",
-		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.ImproveCredit, r.TimeCharge, slowerNote(r.ChargeSlowerOnly), r.Elite, r.DecisionCredit, r.Buffer, floorNote(r.EditFloor)+scratchPriorNote(r.ScratchPrior)+widenNote(r.WidenAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond, r.ScreenAfter), initNote(r.InitPolicy), r.Executed)
+		r.Mode, r.Budget, r.Workers, r.Batch, extra, seedCount(r), r.Utility, r.ImproveCredit, r.TimeCharge, slowerNote(r.ChargeSlowerOnly), r.Elite, r.DecisionCredit, r.Buffer, floorNote(r.EditFloor)+scratchPriorNote(r.ScratchPrior)+widenNote(r.WidenAfter)+flatNote(r.FlatFamilyAfter)+repeatNote(r.PriorOnRepeat)+screenNote(r.Screen, r.ScreenPerSecond, r.ScreenAfter), initNote(r.InitPolicy), r.Executed)
 	byTask := map[string][]Arm{}
 	var order []string
 	for _, a := range r.Arms {

@@ -825,3 +825,19 @@ func TestLinesAfterSetting(t *testing.T) {
 		t.Errorf("lines after without lines: %v, want the error naming it", err)
 	}
 }
+
+// The header says when the RL arms' scratch-prior walks draw the family
+// flat; a bench that sets it without a scratch prior is refused before any
+// run.
+func TestFlatFamilySetting(t *testing.T) {
+	var out bytes.Buffer
+	(&Result{Mode: "test", Learning: Learning{ScratchPrior: 0.5, FlatFamilyAfter: 5 * time.Minute}}).Print(&out)
+	if want := "0.5 of scratch programs drawn from the prior, their model family drawn flat once a best has stood 5m0s"; !strings.Contains(out.String(), want) {
+		t.Errorf("header without %q:\n%s", want, out.String())
+	}
+	_, err := Compare(context.Background(), Config{Tasks: []*episode.Prepared{{}}, Arms: []string{DurationAware}, Seeds: 1, Workers: 1, Budget: time.Minute, Batch: 1,
+		Learning: Learning{FlatFamilyAfter: time.Minute}})
+	if err == nil || !strings.Contains(err.Error(), "needs a scratch prior above 0") {
+		t.Errorf("flat family without a scratch prior: %v, want the error naming it", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/mlerl/mlerl/policy/recipe"
 	"github.com/mlerl/mlerl/rl"
@@ -40,6 +41,11 @@ type Learning struct {
 	// WidenAfter is rl.Config.WidenAfter (0: off): the prompting
 	// baseline's walks are the prior's already.
 	WidenAfter int `json:"rl_widen_after,omitempty" what:"widen after"`
+	// FlatFamilyAfter is rl.Config.FlatFamilyAfter, with
+	// recipe.Policy.SetFlatFamily on when it is above 0 (0: off). It
+	// changes the scratch prior's walks only: the prompting baseline has
+	// none (its every walk is the prior's, with its preference).
+	FlatFamilyAfter time.Duration `json:"rl_flat_family_after_ns,omitempty" what:"flat family after"`
 	// PriorOnRepeat is recipe.Policy.SetPriorOnRepeat.
 	PriorOnRepeat bool `json:"rl_prior_on_repeat,omitempty" what:"prior on repeat"`
 	// Screen is recipe.Policy.SetScreen's K (0: off): the model it picks
@@ -79,7 +85,17 @@ func (l Learning) config() rl.Config {
 func (l Learning) check() error {
 	return errors.Join(l.config().CheckShaping(), recipe.CheckScreenPerSecond(l.Screen, l.ScreenPerSecond),
 		recipe.CheckScreenAfter(l.Screen, l.ScreenAfter),
-		recipe.CheckEditFloor(l.EditFloor), recipe.CheckScratchPrior(l.ScratchPrior), rl.CheckWidenAfter(l.WidenAfter), recipe.CheckScreen(l.Screen))
+		recipe.CheckEditFloor(l.EditFloor), recipe.CheckScratchPrior(l.ScratchPrior), rl.CheckWidenAfter(l.WidenAfter), recipe.CheckScreen(l.Screen),
+		rl.CheckFlatFamilyAfter(l.FlatFamilyAfter), flatNeedsScratchPrior(l.FlatFamilyAfter, l.ScratchPrior))
+}
+
+// flatNeedsScratchPrior refuses flat-family walks without the scratch prior
+// walks they change (nil when both or neither are set).
+func flatNeedsScratchPrior(after time.Duration, scratchPrior float64) error {
+	if after > 0 && scratchPrior == 0 {
+		return fmt.Errorf("flat family after %v changes the scratch prior's walks: it needs a scratch prior above 0", after)
+	}
+	return nil
 }
 
 // learner sets the learner's part of l in rc; empty settings leave rc's.
@@ -87,6 +103,7 @@ func (l Learning) learner(rc *rl.Config) {
 	rc.Utility, rc.BufferSize = cmp.Or(l.Utility, rc.Utility), cmp.Or(l.Buffer, rc.BufferSize)
 	rc.ImproveCredit, rc.TimeCharge, rc.Elite = cmp.Or(l.ImproveCredit, rc.ImproveCredit), l.TimeCharge, l.Elite
 	rc.ChargeSlowerOnly, rc.DecisionCredit, rc.WidenAfter = l.ChargeSlowerOnly, l.DecisionCredit, l.WidenAfter
+	rc.FlatFamilyAfter = l.FlatFamilyAfter
 }
 
 // policy sets the policy's part of l in rp (the initial policy is loaded
@@ -94,6 +111,7 @@ func (l Learning) learner(rc *rl.Config) {
 func (l Learning) policy(rp *recipe.Policy) error {
 	err := errors.Join(rp.SetEditFloor(l.EditFloor), rp.SetScratchPrior(l.ScratchPrior))
 	rp.SetPriorOnRepeat(l.PriorOnRepeat)
+	rp.SetFlatFamily(l.FlatFamilyAfter > 0)
 	rp.SetScreenPerSecond(l.ScreenPerSecond)
 	err = errors.Join(err, rp.SetScreen(l.Screen))
 	return errors.Join(err, rp.SetScreenAfter(l.ScreenAfter))

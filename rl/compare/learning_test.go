@@ -30,7 +30,7 @@ func TestLearningDiffNamesEverySetting(t *testing.T) {
 			v.SetString("x")
 		case reflect.Float64:
 			v.SetFloat(0.5)
-		case reflect.Int:
+		case reflect.Int, reflect.Int64: // an int64 is a time.Duration
 			v.SetInt(8)
 		case reflect.Bool:
 			v.SetBool(true)
