@@ -241,3 +241,33 @@ func TestFlatFamilyLeavesSpeedToTheCostModel(t *testing.T) {
 		t.Errorf("%d of %d flat tree plans are predicted to overrun the 40 s limit", slow, flat)
 	}
 }
+
+// A run's episodes.jsonl tells the scratch prior's walks, and the flat
+// ones among them, from the learnt policy's: the note says which, and a
+// walk of the policy's own, unscreened, has none.
+func TestEpisodeNoteMarksPriorWalks(t *testing.T) {
+	p, tk := fixturePolicy(t, "tiny-reviews", 8)
+	if err := p.SetScratchPrior(0.5); err != nil {
+		t.Fatal(err)
+	}
+	p.SetFlatFamily(true)
+	acts, err := p.Sample(context.Background(), scratchPrompts(rl.Prompt{Kind: episode.Scratch, Task: tk, Stalled: true}, 60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i, a := range acts {
+		m, note := actionMeta(t, a), p.EpisodeNote(a)
+		want := ""
+		if m.ScratchPrior {
+			want = `{"scratch_prior":true,"flat_family":true}`
+		}
+		if string(note) != want {
+			t.Fatalf("walk %d (scratch prior %v): note %s, want %q", i, m.ScratchPrior, note, want)
+		}
+		seen[want]++
+	}
+	if len(seen) != 2 {
+		t.Errorf("60 walks at a scratch prior of 0.5 gave notes %v, want both kinds", seen)
+	}
+}

@@ -132,16 +132,21 @@ func (p *Policy) Observe(s rl.Solution) {
 	model.Observe(screenPlan(m.Plan), s.Result.Valid, s.Result.Reward, s.Result.DurationS)
 }
 
-// EpisodeNote is the action's screen record, {"screen": {...}}, for its
-// episodes.jsonl line (rl.Noter); nil when the action was not screened.
+// EpisodeNote is how the action was drawn, for its episodes.jsonl line
+// (rl.Noter): its screen record, {"screen": {...}}, and whether the walk
+// was the scratch prior's, and a flat-family one, so a reader of the run
+// can tell those walks' programs from the learnt policy's; nil when none
+// applies.
 func (p *Policy) EpisodeNote(a rl.Action) json.RawMessage {
 	var m meta
-	if err := json.Unmarshal(a.Meta, &m); err != nil || m.Screen == nil {
+	if err := json.Unmarshal(a.Meta, &m); err != nil || m.Screen == nil && !m.ScratchPrior && !m.FlatFamily {
 		return nil
 	}
 	b, err := json.Marshal(struct {
-		Screen *screenNote `json:"screen"`
-	}{m.Screen})
+		Screen       *screenNote `json:"screen,omitempty"`
+		ScratchPrior bool        `json:"scratch_prior,omitempty"`
+		FlatFamily   bool        `json:"flat_family,omitempty"`
+	}{m.Screen, m.ScratchPrior, m.FlatFamily})
 	if err != nil {
 		return nil
 	}
