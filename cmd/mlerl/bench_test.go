@@ -775,6 +775,16 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9422 ± 0.0001      150 ± 12       150 ± 12       0.5%", "0.9442 ± 0.0010      130 ± 14       130 ± 14       0.6%", "+0.0020 (+2.0 SE)",
 			"rl-duration-aware  2m41s, 3m14s, 3m56s, 3m51s, 3m16s", "no-learn           3m1s, 3m14s, 3m27s, 3m34s, 1m44s",
 		}},
+		// tate-artwork-year at 20 minutes with --flat-family-after 5m (RL
+		// arms, off by default), a new store: +1.7 SE, two RL seeds of three
+		// below the ridge ceiling every other run ends on (k-nearest
+		// neighbours and extra trees, first drawn from scratch after a stall).
+		{"tate-artwork-year at 20 minutes with flat-family draws after 5 minutes", results("tate-20m-a77e6c6-flat5m"), []string{
+			"binary a77e6c6929ed, 3 seeds", "their model family drawn flat once a best has stood 5m0s", "3988 programs really run",
+			"2.2718 ± 0.1080      763 ± 92       763 ± 92       3.1%", "2.4510 ± 0.0000      977 ± 45       976 ± 45       1.5%", "+0.1792 (+1.7 SE)",
+			"2.2752 ± 0.1050 (+1.7 SE)", // RL at 15 minutes
+			"rl-duration-aware  14m17s, 17m40s, 1m21s", "no-learn           5m19s, 4m30s, 8m51s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
