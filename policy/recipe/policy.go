@@ -264,9 +264,9 @@ func (p *Policy) SetPriorOnRepeat(on bool) { p.priorOnRepeat = on }
 // prior prefers Default's family at every scratch walk, and on a table of
 // text of 2,000 rows or more avoids the tree ensembles outright
 // (slowOnText), a blanket rule from two suite tasks that the cost model,
-// which sees the plan's rows and n-gram features, now judges plan by plan.
-// Both arms of a bench then draw a family such as gradient boosting over
-// hashed text a few times a run. Such walks are the prior's at every
+// which sees the plan's rows and n-gram features, now judges plan by plan:
+// without the option both arms of a bench drew a family such as gradient
+// boosting over hashed text a few times a run. Such walks are the prior's at every
 // decision but the family's, which is a fixed uniform draw: their PPO ratio
 // is 1 and they teach the net nothing directly; what they find reaches it
 // as the parent of improve walks. Off, the default: a run draws exactly
