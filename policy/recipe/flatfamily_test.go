@@ -99,15 +99,8 @@ func TestFlatFamilyOnlyOnStalledScratchPriorWalks(t *testing.T) {
 // distribution, so its PPO ratio is the behaviour's.
 func TestFlatFamilyDrawsFamiliesEvenly(t *testing.T) {
 	p, tk := fixturePolicy(t, "tiny-churn", 6)
-	if err := p.SetScratchPrior(1); err != nil {
-		t.Fatal(err)
-	}
-	p.SetFlatFamily(true)
 	const n = 600
-	acts, err := p.Sample(context.Background(), scratchPrompts(rl.Prompt{Kind: episode.Scratch, Task: tk, Stalled: true}, n))
-	if err != nil {
-		t.Fatal(err)
-	}
+	acts := stalledScratch(t, p, tk, 1, true, n)
 	counts := map[string]int{}
 	var opts []string
 	for i, a := range acts {
@@ -149,6 +142,21 @@ func TestFlatFamilyDrawsFamiliesEvenly(t *testing.T) {
 			t.Errorf("family %s drawn %.3f of %d flat walks, want %.3f ± %.3f", o, got, total, share, 4*sd)
 		}
 	}
+}
+
+// stalledScratch is n scratch walks p writes for tk, stalled, with the
+// scratch prior at share and flat-family draws on or off.
+func stalledScratch(t *testing.T, p *Policy, tk *task.Task, share float64, flat bool, n int) []rl.Action {
+	t.Helper()
+	if err := p.SetScratchPrior(share); err != nil {
+		t.Fatal(err)
+	}
+	p.SetFlatFamily(flat)
+	acts, err := p.Sample(context.Background(), scratchPrompts(rl.Prompt{Kind: episode.Scratch, Task: tk, Stalled: true}, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acts
 }
 
 // contextOf is the net's context for a scratch walk on tk.
@@ -198,22 +206,12 @@ func TestFlatFamilyLeavesSpeedToTheCostModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.SetTimeLimit(40 * time.Second)
-		if err := p.SetScratchPrior(1); err != nil {
-			t.Fatal(err)
-		}
-		p.SetFlatFamily(flat)
-		acts, err := p.Sample(context.Background(), scratchPrompts(rl.Prompt{Kind: episode.Scratch, Task: tk, Stalled: true}, 300))
-		if err != nil {
-			t.Fatal(err)
-		}
+		acts := stalledScratch(t, p, tk, 1, flat, 300)
 		n, slowPredicted := 0, 0
 		prof := p.profiles[tk.Name]
 		for _, a := range acts {
 			m := actionMeta(t, a)
-			c := choices{}
-			for _, x := range m.Plan.Choices {
-				c[x.Name] = x.Value
-			}
+			c := m.Plan.choiceMap()
 			fam := c["model.family"]
 			if slowOnText[fam] {
 				n++
@@ -247,14 +245,7 @@ func TestFlatFamilyLeavesSpeedToTheCostModel(t *testing.T) {
 // walk of the policy's own, unscreened, has none.
 func TestEpisodeNoteMarksPriorWalks(t *testing.T) {
 	p, tk := fixturePolicy(t, "tiny-reviews", 8)
-	if err := p.SetScratchPrior(0.5); err != nil {
-		t.Fatal(err)
-	}
-	p.SetFlatFamily(true)
-	acts, err := p.Sample(context.Background(), scratchPrompts(rl.Prompt{Kind: episode.Scratch, Task: tk, Stalled: true}, 60))
-	if err != nil {
-		t.Fatal(err)
-	}
+	acts := stalledScratch(t, p, tk, 0.5, true, 60)
 	seen := map[string]int{}
 	for i, a := range acts {
 		m, note := actionMeta(t, a), p.EpisodeNote(a)
