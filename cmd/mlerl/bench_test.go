@@ -113,6 +113,7 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--flat-family-after", "5m"}, "--flat-family-after changes the recipe policy's scratch-prior walks"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--flat-family-after", "-5m"}, "--flat-family-after: flat family after -5m0s"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--flat-family-after", "5m", "--scratch-prior", "0"}, "--flat-family-after changes the RL arms' scratch-prior walks"},
+		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--arms", "no-learn,no-learn-flat"}, "--arms no-learn-flat needs --flat-family-after"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--prior-on-repeat"}, "--prior-on-repeat needs the recipe policy"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--screen", "1"}, "--screen: screen 1: want 0 (off) or 2 to 256 candidates"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--screen", "8"}, "--screen needs the recipe policy"},

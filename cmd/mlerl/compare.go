@@ -31,7 +31,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 	budget := fs.Duration("budget", 4*time.Minute, "virtual budget of each run")
 	workers := fs.Int("workers", runtime.NumCPU(), "virtual executor slots of each run (as train --workers)")
 	batch := fs.Int("batch", 8, "B: one update on each B completed episodes (as train --batch)")
-	armsArg := fs.String("arms", "", "arms to run, comma-separated (default all: rl-duration-aware, rl-naive, no-learn, random)")
+	armsArg := fs.String("arms", "", "arms to run, comma-separated (default: rl-duration-aware, rl-naive, no-learn, random; also no-learn-flat, the prompting baseline given the RL arms' flat-family walks, with --flat-family-after)")
 	cacheDir := fs.String("cache", "", "folder keeping real executions for later comparisons and train --cache (default: memory only)")
 	slots := fs.Int("slots", runtime.NumCPU(), "programs really run at once when runs need new ones, shared by the bench processes side by side on one --cache (an arm each: a slot one frees goes to the others)")
 	parallel := fs.Int("parallel", 1, "runs going at once (a run on the virtual clock mostly waits for one real program; --slots still bounds real programs)")
@@ -134,6 +134,8 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageErrorf("bench rl-vs-prompting: --flat-family-after: %v", rl.CheckFlatFamilyAfter(*flatAfter))
 	case *flatAfter > 0 && *scratchPrior == 0:
 		return usageErrorf("bench rl-vs-prompting: --flat-family-after changes the RL arms' scratch-prior walks: it needs --scratch-prior above 0")
+	case slices.Contains(arms, compare.NoLearnFlat) && *flatAfter == 0:
+		return usageErrorf("bench rl-vs-prompting: --arms %s needs --flat-family-after: the arm draws flat once a best has stood that long", compare.NoLearnFlat)
 	}
 	if !set["timeout"] {
 		ef.timeout = programTimeout(*budget, ef.timeout) // as train sets it
@@ -159,7 +161,7 @@ func benchRLVsPrompting(ctx context.Context, args []string, stdout, stderr io.Wr
 		return errUsage{fmt.Errorf("--cache: %w", err)}
 	}
 	if len(arms) == 0 {
-		arms = compare.Arms()
+		arms = compare.DefaultArms()
 	}
 	fmt.Fprintf(stderr, "mlerl: comparing %s on %s, %s, %v virtual budget, %d workers, program limit %v; isolation %s\n",
 		counted(len(arms), "arm"), counted(len(prepared), "task"), seedRange(*firstSeed, *seeds), *budget, *workers, ef.timeout, runner.Sandbox.Level())

@@ -262,3 +262,76 @@ func TestEpisodeNoteMarksPriorWalks(t *testing.T) {
 		t.Errorf("60 walks at a scratch prior of 0.5 gave notes %v, want both kinds", seen)
 	}
 }
+
+// The prompting baseline's policy has no scratch prior; SetFlatFamilyShare
+// gives it the RL arms' flat walks at the share set. Until a task stalls it
+// draws plan for plan what it draws without the share (so a bench arm with
+// it replays the plain baseline's runs from the store that far); once
+// stalled, that share of its scratch walks, within four standard
+// deviations, are flat and wholly the prior's, and no improve walk is. With
+// a scratch prior the share adds nothing.
+func TestFlatFamilyShareForABaselineWithoutScratchPrior(t *testing.T) {
+	sample := func(p *Policy, prompts []rl.Prompt) []rl.Action {
+		t.Helper()
+		acts, err := p.Sample(context.Background(), prompts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return acts
+	}
+	plain, tk := fixturePolicy(t, "tiny-reviews", 9)
+	shared, _ := fixturePolicy(t, "tiny-reviews", 9)
+	if err := shared.SetFlatFamilyShare(0.5); err != nil {
+		t.Fatal(err)
+	}
+	parent := withChoices(t, plain.profiles[tk.Name], map[string]string{"model.family": "ridge"})
+	calm := append(scratchPrompts(rl.Prompt{Kind: episode.Scratch, Task: tk}, 60), improvePrompts(t, tk, parent, 20)...)
+	a, b := sample(plain, calm), sample(shared, calm)
+	for i := range a {
+		if ka, kb := actionMeta(t, a[i]).Plan.Key(), actionMeta(t, b[i]).Plan.Key(); ka != kb || actionMeta(t, b[i]).FlatFamily {
+			t.Fatalf("walk %d before any stall: %s with the share, %s without", i, kb, ka)
+		}
+	}
+
+	const n = 400
+	stalled := scratchPrompts(rl.Prompt{Kind: episode.Scratch, Task: tk, Stalled: true}, n)
+	improve := improvePrompts(t, tk, parent, 40)
+	for i := range improve {
+		improve[i].Stalled = true
+	}
+	flat := 0
+	for i, act := range sample(shared, append(stalled, improve...)) {
+		m := actionMeta(t, act)
+		switch {
+		case m.FlatFamily && i >= n:
+			t.Fatalf("improve walk %d is flat", i)
+		case m.FlatFamily && !m.ScratchPrior:
+			t.Fatalf("flat walk %d is not marked as the prior's", i)
+		case m.FlatFamily:
+			flat++
+			if fi, ok := familyStep(m); !ok || m.Steps[fi].Hint != 0 || m.Steps[fi].Floor != 1 {
+				t.Fatalf("flat walk %d: family step %+v, want no hint at floor 1", i, m.Steps[fi])
+			}
+		case m.ScratchPrior:
+			t.Fatalf("walk %d is the prior's but not flat", i)
+		}
+	}
+	if sd := math.Sqrt(n * 0.25); math.Abs(float64(flat)-n*0.5) > 4*sd {
+		t.Errorf("%d of %d stalled scratch walks flat, want about %d", flat, n, n/2)
+	}
+
+	withPrior, _ := fixturePolicy(t, "tiny-reviews", 9)
+	if err := withPrior.SetFlatFamilyShare(1); err != nil {
+		t.Fatal(err)
+	}
+	for i, act := range stalledScratch(t, withPrior, tk, 0.5, false, 100) {
+		if actionMeta(t, act).FlatFamily {
+			t.Fatalf("walk %d is flat: with a scratch prior (and SetFlatFamily off) the share should add none", i)
+		}
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+		if err := plain.SetFlatFamilyShare(bad); err == nil {
+			t.Errorf("SetFlatFamilyShare(%v) accepted", bad)
+		}
+	}
+}

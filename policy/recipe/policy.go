@@ -77,6 +77,9 @@ type Policy struct {
 	// flatFamily has the prior's scratch walks of a stalled task draw the
 	// model family without the prior's preference (SetFlatFamily).
 	flatFamily bool
+	// flatShare is the share of a stalled task's scratch walks a policy
+	// without a scratch prior draws flat (SetFlatFamilyShare).
+	flatShare float64
 }
 
 // meta is what an action carries so it can be scored again by a newer net,
@@ -222,10 +225,18 @@ func (p *Policy) scratchFloor(m *meta) float64 {
 	return 0
 }
 
-// flat says a scratch walk at floor is a flat-family one (SetFlatFamily):
-// wholly the prior's, for a stalled task, with the option on.
-func (p *Policy) flat(pr rl.Prompt, floor float64) bool {
-	return p.flatFamily && pr.Stalled && floor == 1
+// scratchWalk is a scratch walk's floor, its marks set in m: the scratch
+// prior's share is wholly the prior's (scratchFloor) and, for a stalled
+// task with SetFlatFamily, draws its family flat; a policy without a
+// scratch prior draws SetFlatFamilyShare's share of a stalled task's
+// scratch walks that way.
+func (p *Policy) scratchWalk(pr rl.Prompt, m *meta) float64 {
+	floor := p.scratchFloor(m)
+	m.FlatFamily = p.flatFamily && pr.Stalled && floor == 1
+	if p.flatShare > 0 && p.scratchPrior == 0 && pr.Stalled && p.rng.Float64() < p.flatShare {
+		floor, m.ScratchPrior, m.FlatFamily = 1, true, true
+	}
+	return floor
 }
 
 // SetPriorOnRepeat says what a walk does when maxRedraws redraws have all
@@ -273,6 +284,25 @@ func (p *Policy) SetPriorOnRepeat(on bool) { p.priorOnRepeat = on }
 // what it drew before.
 func (p *Policy) SetFlatFamily(on bool) { p.flatFamily = on }
 
+// SetFlatFamilyShare gives a policy without a scratch prior, such as the
+// prompting baseline's frozen one, the walks SetFlatFamily gives the scratch
+// prior's: that share of a stalled task's scratch walks is drawn wholly from
+// the prior with the model family flat. Why: the RL arms' flat walks are a
+// change of search, not of learning; the prompting baseline given the same
+// share tells what the search gains from them from what learning adds (bench
+// arm no-learn-flat). The share draws nothing until a task first stalls, so
+// that far the policy draws exactly what it draws without it, and a run
+// beside the plain baseline's replays it from the store. With a scratch
+// prior set, its walks are the flat ones and the share adds none. 0, the
+// default, is off.
+func (p *Policy) SetFlatFamilyShare(share float64) error {
+	if err := checkShare("flat family share", share); err != nil {
+		return err
+	}
+	p.flatShare = share
+	return nil
+}
+
 // Version is the number of updates the net has taken.
 func (p *Policy) Version() int { return p.net.Version() }
 
@@ -312,8 +342,7 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	if parentPlan != nil {
 		widen = pr.Widen
 	} else {
-		widen = p.scratchFloor(&m)
-		m.FlatFamily = p.flat(pr, widen)
+		widen = p.scratchWalk(pr, &m)
 	}
 	if !(widen >= 0 && widen <= 1) {
 		return rl.Action{}, fmt.Errorf("recipe policy: widen %v is not a share in [0, 1]", pr.Widen)
@@ -336,8 +365,7 @@ func (p *Policy) sample(pr rl.Prompt) (rl.Action, error) {
 	// from scratch, where the prior's draws almost never repeat.
 	if p.priorOnRepeat && parentPlan != nil && (len(p.tried[pr.Task.Name]) == tried || w.Plan().Key() == parentPlan.Key()) {
 		parentPlan, m.Parent, m.ParentReward, m.Spent = nil, nil, 0, true
-		floor := p.scratchFloor(&m)
-		m.FlatFamily = p.flat(pr, floor)
+		floor := p.scratchWalk(pr, &m)
 		if w, drawn, note, err = drawFrom(choicenet.Context{Features: prof.Features()}, nil, floor, m.FlatFamily); err != nil {
 			return rl.Action{}, fmt.Errorf("%w for task %s", err, pr.Task.Name)
 		}

@@ -45,11 +45,24 @@ const (
 	DurationAware = "rl-duration-aware"
 	Naive         = "rl-naive"
 	NoLearn       = "no-learn"
-	Random        = "random"
+	// NoLearnFlat is the prompting baseline given the RL arms' flat-family
+	// walks (Learning.FlatFamilyAfter; recipe.Policy.SetFlatFamilyShare at
+	// the RL arms' scratch-prior share): beside no-learn and an RL arm it
+	// tells what those walks gain as search from what learning adds.
+	NoLearnFlat = "no-learn-flat"
+	Random      = "random"
 )
 
 // Arms lists every arm in table order.
-func Arms() []string { return []string{DurationAware, Naive, NoLearn, Random} }
+func Arms() []string { return []string{DurationAware, Naive, NoLearn, NoLearnFlat, Random} }
+
+// DefaultArms are the arms a comparison runs when none are named: every
+// arm but no-learn-flat, which needs Learning.FlatFamilyAfter.
+func DefaultArms() []string { return []string{DurationAware, Naive, NoLearn, Random} }
+
+// usesLearning says whether an arm's runs read Config.Learning: the RL
+// arms, and no-learn-flat for when and how often its walks go flat.
+func usesLearning(arm string) bool { return arm == DurationAware || arm == Naive || arm == NoLearnFlat }
 
 // Config says what to compare.
 type Config struct {
@@ -282,7 +295,10 @@ func Compare(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	arms := cfg.Arms
 	if len(arms) == 0 {
-		arms = Arms()
+		arms = DefaultArms()
+	}
+	if slices.Contains(arms, NoLearnFlat) && cfg.FlatFamilyAfter == 0 {
+		return nil, fmt.Errorf("compare: arm %s draws flat once a best has stood the flat-family time, which is not set (want a flat family after above 0)", NoLearnFlat)
 	}
 	res := &Result{Mode: "virtual clock over a shared evaluation store: each distinct program ran once for real; runs replay its measured outcome and duration",
 		Budget: cfg.Budget, Workers: cfg.Workers, Batch: cfg.Batch, Seeds: cfg.Seeds, Settings: cfg.Settings}
@@ -582,6 +598,9 @@ func learnerConfig(cfg Config, arm string, seed uint64) rl.Config {
 		rc.DurationAware = arm == DurationAware
 		cfg.Learning.learner(&rc)
 	}
+	if arm == NoLearnFlat {
+		rc.FlatFamilyAfter = cfg.FlatFamilyAfter // its prompts say when a task has stalled
+	}
 	return rc
 }
 
@@ -604,12 +623,15 @@ func runOne(ctx context.Context, cfg Config, p *episode.Prepared, arm string, se
 			}
 		}
 		pol = rp
-	case NoLearn:
+	case NoLearn, NoLearnFlat:
 		rc.BufferSize = 1 // improve prompts improve the best so far, as train --no-learn does
 		var rp *recipe.Policy
 		if rp, err = recipe.NewPolicy(tasks, seed); err == nil {
 			rp.SetTimeLimit(cfg.Settings.Timeout)
 			err = rp.SetGrid(grid)
+			if err == nil && arm == NoLearnFlat {
+				err = rp.SetFlatFamilyShare(cfg.ScratchPrior)
+			}
 		}
 		pol = rl.Frozen(rp)
 	case Random:
@@ -984,6 +1006,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Mix != "" {
 		extra += ", improve share " + r.Mix
+	}
+	if slices.ContainsFunc(r.Arms, func(a Arm) bool { return a.Arm == NoLearnFlat }) {
+		extra += fmt.Sprintf(", %s: the prompting baseline with %g of its scratch programs' model family drawn flat once a best has stood %v", NoLearnFlat, r.ScratchPrior, r.FlatFamilyAfter)
 	}
 	if r.Incomplete != "" {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", r.Incomplete)

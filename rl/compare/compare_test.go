@@ -53,7 +53,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first.Arms) != len(Arms()) || first.Executed == 0 {
+	if len(first.Arms) != len(DefaultArms()) || first.Executed == 0 {
 		t.Fatalf("%d arms, %d executed", len(first.Arms), first.Executed)
 	}
 	for _, a := range first.Arms {
@@ -135,7 +135,7 @@ func TestCompareArmsAndReplayFromStore(t *testing.T) {
 	}
 	var out bytes.Buffer
 	again.Print(&out)
-	for _, arm := range Arms() {
+	for _, arm := range DefaultArms() {
 		if !strings.Contains(out.String(), arm) {
 			t.Errorf("table lacks %s:\n%s", arm, out.String())
 		}
@@ -779,7 +779,7 @@ func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 	cfg := Config{
 		Batch: 4, Budget: time.Minute, Lines: 2, LinesAfter: 5 * time.Minute, AdaptiveMix: true,
 		Learning: Learning{Utility: rl.UtilityReward, ImproveCredit: rl.ImproveOverParent, TimeCharge: 0.5, ChargeSlowerOnly: true,
-			Elite: 0.3, DecisionCredit: true, WidenAfter: 16, Buffer: 8},
+			Elite: 0.3, DecisionCredit: true, WidenAfter: 16, Buffer: 8, FlatFamilyAfter: 5 * time.Minute},
 	}
 	def := rl.DefaultConfig()
 	for _, tc := range []struct {
@@ -788,14 +788,15 @@ func TestLearnerConfigCarriesTheRLSettings(t *testing.T) {
 	}{
 		{DurationAware, func(c *rl.Config) {
 			c.Utility, c.ImproveCredit, c.TimeCharge, c.ChargeSlowerOnly = rl.UtilityReward, rl.ImproveOverParent, 0.5, true
-			c.Elite, c.DecisionCredit, c.WidenAfter, c.BufferSize = 0.3, true, 16, 8
+			c.Elite, c.DecisionCredit, c.WidenAfter, c.BufferSize, c.FlatFamilyAfter = 0.3, true, 16, 8, 5*time.Minute
 		}},
 		{Naive, func(c *rl.Config) {
 			c.DurationAware = false
 			c.Utility, c.ImproveCredit, c.TimeCharge, c.ChargeSlowerOnly = rl.UtilityReward, rl.ImproveOverParent, 0.5, true
-			c.Elite, c.DecisionCredit, c.WidenAfter, c.BufferSize = 0.3, true, 16, 8
+			c.Elite, c.DecisionCredit, c.WidenAfter, c.BufferSize, c.FlatFamilyAfter = 0.3, true, 16, 8, 5*time.Minute
 		}},
 		{NoLearn, func(c *rl.Config) {}},
+		{NoLearnFlat, func(c *rl.Config) { c.FlatFamilyAfter = 5 * time.Minute }}, // when its prompts are stalled, nothing of learning
 	} {
 		want := def
 		want.RunID, want.Batch, want.Budget, want.Seed, want.Lines, want.LinesAfter, want.AdaptiveMix = tc.arm, 4, time.Minute, 7, 2, 5*time.Minute, true
@@ -839,5 +840,89 @@ func TestFlatFamilySetting(t *testing.T) {
 		Learning: Learning{FlatFamilyAfter: time.Minute}})
 	if err == nil || !strings.Contains(err.Error(), "needs a scratch prior above 0") {
 		t.Errorf("flat family without a scratch prior: %v, want the error naming it", err)
+	}
+}
+
+// The no-learn-flat arm is the prompting baseline until a task stalls: its
+// run draws exactly no-learn's programs that far (so it replays them from
+// the store), then some of its scratch programs are flat-family walks, which
+// no-learn never draws. Here every program writes the sample submission, so
+// the first score is the best for good and the task stalls a minute later.
+// Without the flat-family time the arm is refused before anything runs, and
+// the header says what the arm is.
+func TestNoLearnFlatArm(t *testing.T) {
+	tk, prep := tinyChurn(t)
+	store, err := episode.NewStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, err := os.ReadFile(filepath.Join(tk.PublicDir(), "sample_submission.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Tasks: []*episode.Prepared{prep}, Arms: []string{NoLearn, NoLearnFlat}, Seeds: 1, Budget: 4 * time.Minute, Workers: 2, Batch: 4,
+		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
+		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
+			return episode.Execution{Episode: job.ID, Task: job.Task, DurationS: 5, Settings: job.Settings, Wrote: true, Submission: sample}, nil
+		},
+		Store: store, RunsDir: t.TempDir(), Learning: Learning{ScratchPrior: 0.5, FlatFamilyAfter: time.Minute},
+	}
+	res, err := Compare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rec struct {
+		plan string
+		done float64
+		flat bool
+	}
+	read := func(arm string) []rec {
+		t.Helper()
+		eps, _, err := runfolder.ReadJSONL[rl.EpisodeRecord](filepath.Join(cfg.RunsDir, prep.Task.Name, arm+"-seed1", "episodes.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []rec
+		for _, e := range eps {
+			if !e.Cancelled {
+				out = append(out, rec{e.Plan, e.DoneS, strings.Contains(string(e.Note), `"flat_family":true`)})
+			}
+		}
+		return out
+	}
+	plain, flat := read(NoLearn), read(NoLearnFlat)
+	same, flats := 0, 0
+	for i, e := range flat {
+		if e.flat {
+			flats++
+			if e.done < 60 {
+				t.Errorf("flat episode %d completed at %.0fs, before the task could stall", i, e.done)
+			}
+		}
+		if e.done < 60 {
+			if i >= len(plain) || plain[i].plan != e.plan {
+				t.Fatalf("episode %d (%.0fs) differs from no-learn's before any stall", i, e.done)
+			}
+			same++
+		}
+	}
+	for i, e := range plain {
+		if e.flat {
+			t.Fatalf("no-learn's episode %d is flat", i)
+		}
+	}
+	t.Logf("%d episodes alike before the stall, %d flat of %d", same, flats, len(flat))
+	if same < 10 || flats < 5 || len(flat) < 2*same {
+		t.Errorf("%d episodes alike before the stall, %d flat of %d in all: want a run past its stall with flat walks", same, flats, len(flat))
+	}
+	var out bytes.Buffer
+	res.Print(&out)
+	if want := "no-learn-flat: the prompting baseline with 0.5 of its scratch programs"; !strings.Contains(out.String(), want) {
+		t.Errorf("header without %q:\n%s", want, out.String())
+	}
+	cfg.FlatFamilyAfter = 0
+	if _, err := Compare(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "no-learn-flat") {
+		t.Errorf("no-learn-flat without a flat-family time: %v, want the error naming the arm", err)
 	}
 }

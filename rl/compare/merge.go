@@ -47,7 +47,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 		if out.Settings.Timeout == 0 { // the first part that recorded them
 			out.Settings, settingsFrom = p.Settings, name
 		}
-		if hasRL(p) {
+		if readsLearning(p) {
 			if rlFrom == "" {
 				rlFrom = name
 				out.Learning = p.Learning
@@ -147,10 +147,11 @@ func sameRun(p, q *Result, pName, settingsFrom, qName string) error {
 	return nil
 }
 
-// hasRL says whether r has an arm that learns, whose RL settings mattered.
-func hasRL(r *Result) bool {
+// readsLearning says whether r has an arm whose Learning settings mattered (an
+// arm that learns, or no-learn-flat).
+func readsLearning(r *Result) bool {
 	for _, a := range r.Arms {
-		if a.Arm == DurationAware || a.Arm == Naive {
+		if usesLearning(a.Arm) {
 			return true
 		}
 	}
