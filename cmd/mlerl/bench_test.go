@@ -109,7 +109,7 @@ func TestUtilityFlagsRefuseUnknown(t *testing.T) {
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--widen", "64"}, "--widen needs the recipe policy"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--widen", "-64"}, "--widen: widen after -64 episodes"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--flat-family-after", "-1s"}, "--flat-family-after: flat family after -1s: want 0 (off) or more"},
-		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--no-learn", "--flat-family-after", "5m"}, "--flat-family-after changes the recipe policy's scratch-prior walks: it needs --policy recipe and --scratch-prior above 0 (have --policy recipe, --scratch-prior 0)"},
+		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--scratch-prior", "0", "--flat-family-after", "5m"}, "--flat-family-after changes the recipe policy's scratch-prior walks: it needs --policy recipe and --scratch-prior above 0, or --no-learn (have --policy recipe, --scratch-prior 0)"},
 		{[]string{"train", "--task", "telco-churn", "--out", t.TempDir() + "/run", "--policy", "llm", "--flat-family-after", "5m"}, "--flat-family-after changes the recipe policy's scratch-prior walks"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--flat-family-after", "-5m"}, "--flat-family-after: flat family after -5m0s"},
 		{[]string{"bench", "rl-vs-prompting", "--task", "telco-churn", "--flat-family-after", "5m", "--scratch-prior", "0"}, "--flat-family-after changes the RL arms' scratch-prior walks"},

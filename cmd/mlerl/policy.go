@@ -79,6 +79,14 @@ func newPolicy(ctx context.Context, rc runConfig, dir string, tasks []*task.Task
 		}
 		pol.SetPriorOnRepeat(rc.PriorOnRepeat)
 		pol.SetFlatFamily(rc.FlatFamilyAfter > 0)
+		if rc.NoLearn && rc.ScratchPrior == 0 && rc.FlatFamilyAfter > 0 {
+			// The baseline draws the learning policy's scratch-prior share
+			// flat, as the bench's no-learn-flat arm (derived from run.json's
+			// fields, so a resume draws alike).
+			if err := pol.SetFlatFamilyShare(DefaultScratchPrior); err != nil {
+				return nil, errUsage{err}
+			}
+		}
 		if err := pol.SetScreen(rc.Screen); err != nil {
 			return nil, usageErrorf("train: --screen: %v", err)
 		}

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mlerl/mlerl/episode"
 	"github.com/mlerl/mlerl/rl"
 	"github.com/mlerl/mlerl/task"
 )
@@ -258,6 +260,45 @@ func TestRunConfigReachesTheLearner(t *testing.T) {
 		tc.want(&want)
 		if got := tc.rc.learner(); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 			t.Errorf("%s: learner config\n %+v\nwant\n %+v", tc.name, got, want)
+		}
+	}
+}
+
+// train --no-learn --flat-family-after D draws the learning policy's
+// scratch-prior share of a stalled task's scratch programs flat, as the
+// bench's no-learn-flat arm; without the flag it draws none.
+func TestNoLearnDrawsFlatFamilies(t *testing.T) {
+	tk, err := task.Load(filepath.Join("testdata", "tiny-llm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	prompts := make([]rl.Prompt, n)
+	for i := range prompts {
+		prompts[i] = rl.Prompt{Kind: episode.Scratch, Task: tk, Stalled: true}
+	}
+	for _, after := range []time.Duration{0, 5 * time.Minute} {
+		rc := runConfig{Tasks: []string{"tiny-llm"}, Policy: "recipe", NoLearn: true, Budget: time.Minute, Batch: 1, Buffer: 1, Timeout: time.Minute, FlatFamilyAfter: after}
+		if err := rc.check(); err != nil {
+			t.Fatalf("--no-learn --flat-family-after %v: %v", after, err)
+		}
+		pol, err := newPolicy(context.Background(), rc, t.TempDir(), []*task.Task{tk}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acts, err := pol.Sample(context.Background(), prompts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flat := 0
+		for _, a := range acts {
+			if strings.Contains(string(a.Meta), `"flat_family":true`) {
+				flat++
+			}
+		}
+		want := n * DefaultScratchPrior
+		if sd := math.Sqrt(n * DefaultScratchPrior * (1 - DefaultScratchPrior)); after == 0 && flat != 0 || after > 0 && math.Abs(float64(flat)-want) > 4*sd {
+			t.Errorf("--flat-family-after %v: %d of %d stalled scratch programs flat, want none without it, about %.0f with it", after, flat, n, want)
 		}
 	}
 }

@@ -323,10 +323,12 @@ func (rc runConfig) check() error {
 		return usageErrorf("train: --widen needs the recipe policy, whose improve walks it widens toward its prior (--policy %s has no separate prior)", rc.Policy)
 	case flatErr != nil:
 		return usageErrorf("train: --flat-family-after: %v", flatErr)
-	case rc.FlatFamilyAfter != 0 && (rc.Policy != "recipe" || rc.ScratchPrior == 0):
-		// The mark changes only the scratch prior's walks: without them
-		// the flag would change nothing, and a user who set it should know.
-		return usageErrorf("train: --flat-family-after changes the recipe policy's scratch-prior walks: it needs --policy recipe and --scratch-prior above 0 (have --policy %s, --scratch-prior %v)", rc.Policy, rc.ScratchPrior)
+	case rc.FlatFamilyAfter != 0 && (rc.Policy != "recipe" || rc.ScratchPrior == 0 && !rc.NoLearn):
+		// The mark changes only the scratch prior's walks (or, with
+		// --no-learn, the share of them the learning policy would have):
+		// without them the flag would change nothing, and a user who set it
+		// should know.
+		return usageErrorf("train: --flat-family-after changes the recipe policy's scratch-prior walks: it needs --policy recipe and --scratch-prior above 0, or --no-learn (have --policy %s, --scratch-prior %v)", rc.Policy, rc.ScratchPrior)
 	case screenErr != nil:
 		return usageErrorf("train: --screen: %v", screenErr)
 	case rc.Screen != 0 && rc.Policy != "recipe":
@@ -565,8 +567,8 @@ func (f *learnFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.linesAfter, "lines-after", d.LinesAfter, "with --lines: give a task's improve prompts to other families only once its best has stood still this long on the run's clock, say 5m, so a best whose edits still win keeps them all (0: from the start)")
 	fs.StringVar(&f.mix, "mix", rl.MixHalf, "the share of improve prompts: half (SPEC.md §3) or adaptive (more edits, up to 90%, when lately edits rather than scratch programs set the task's new bests; a search setting: --no-learn takes it too)")
 	fs.BoolVar(&f.decisionCredit, "decision-credit", d.DecisionCredit, "credit per decision: judge each hyperparameter against the task's programs of its own model family, not against all of them (recipe policy; default: every decision gets its program's advantage)")
-	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; 0: off)")
-	fs.DurationVar(&f.flatFamilyAfter, "flat-family-after", d.FlatFamilyAfter, "once a task's best has stood still this long on the run's clock, say 5m, the scratch programs drawn from the prior (--scratch-prior) draw their model family with no preference among the families the table allows and the cost model expects to finish, until the best moves (recipe policy; 0: off)")
+	fs.IntVar(&f.widen, "widen", d.WidenAfter, "after N episodes of a task without a new best, mix the prior into its improve walks, all of it after 3N, so a learnt policy whose edits are spent edits as the prompting baseline does until the best moves (recipe policy; with --no-learn and no --scratch-prior, that share of the baseline's scratch programs, as bench's no-learn-flat arm; 0: off)")
+	fs.DurationVar(&f.flatFamilyAfter, "flat-family-after", d.FlatFamilyAfter, "once a task's best has stood still this long on the run's clock, say 5m, the scratch programs drawn from the prior (--scratch-prior) draw their model family with no preference among the families the table allows and the cost model expects to finish, until the best moves (recipe policy; with --no-learn and no --scratch-prior, that share of the baseline's scratch programs, as bench's no-learn-flat arm; 0: off)")
 	fs.BoolVar(&f.priorOnRepeat, "prior-on-repeat", true, "when a walk's 64 redraws all repeat plans already written for the task, draw it again with each decision half and then wholly the prior's, and answer an improve prompt whose parent has no new edit from scratch, instead of repeating one (default: on when the recipe policy learns; off with --no-learn or --policy llm unless given; =false repeats)")
 	fs.IntVar(&f.screen, "screen", 0, "draw K new candidate programs per prompt and run the one a model of the run's results (a Bayesian linear model over the plans' choices) expects to improve most on the task's best (recipe policy; 0: off, the first draw)")
 	fs.BoolVar(&f.screenPerSecond, "screen-per-second", false, "with --screen: run the candidate of most expected improvement per second a model of the run's durations predicts, not of most expected improvement")
