@@ -786,6 +786,16 @@ func TestBenchMergeResults(t *testing.T) {
 			"2.2752 ± 0.1050 (+1.7 SE)", // RL at 15 minutes
 			"rl-duration-aware  14m17s, 17m40s, 1m21s", "no-learn           5m19s, 4m30s, 8m51s",
 		}},
+		// wordnet-supersense at 20 minutes with --flat-family-after 5m, a new
+		// store: -0.7 SE, RL's seeds split by line again (two on logistic
+		// regression below no-learn's linear SVM, one on ridge above it); no
+		// flat draw came near a best.
+		{"wordnet-supersense at 20 minutes with flat-family draws after 5 minutes", results("wordnet-20m-28f6e86-flat5m"), []string{
+			"binary 28f6e86bc68b, 3 seeds", "their model family drawn flat once a best has stood 5m0s", "1806 programs really run",
+			"0.6725 ± 0.0107      360 ± 15       360 ± 15       1.8%", "0.6806 ± 0.0029      376 ± 24       376 ± 24       1.6%", "-0.0081 (-0.7 SE)",
+			"0.6713 ± 0.0099 (-0.9 SE)", // RL at 10 minutes
+			"rl-duration-aware  11m16s, 17m16s, 8m3s", "no-learn           3m44s, 5m21s, 7m3s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
