@@ -786,6 +786,16 @@ func TestBenchMergeResults(t *testing.T) {
 			"2.2752 ± 0.1050 (+1.7 SE)", // RL at 15 minutes
 			"rl-duration-aware  14m17s, 17m40s, 1m21s", "no-learn           5m19s, 4m30s, 8m51s",
 		}},
+		// The prompting baseline given the same flat draws (no-learn-flat,
+		// run later on a copy of that store): +1.00 SE against no-learn, one
+		// seed of three below the ceiling; its first 5 minutes are
+		// no-learn's, replayed.
+		{"tate-artwork-year at 20 minutes, no-learn-flat beside the flat-family run", results("tate-20m-a77e6c6-flat5m", "tate-20m-23a36e3-nolearnflat"), []string{
+			"binary a77e6c6929ed, 23a36e3d78d5", "no-learn-flat: the prompting baseline", "4256 programs really run",
+			"2.3309 ± 0.1202      751 ± 64       750 ± 65       3.1%", "+0.1202 (+1.00 SE)", "+0.1792 (+1.7 SE)",
+			"no-learn-flat      2.4725 ± 0.0214 (-0.0 SE)          2.4510 ± 0.0000", // at 5 and 10 minutes: no-learn's
+			"no-learn-flat      5m19s, 18m18s, 8m51s",
+		}},
 		// wordnet-supersense at 20 minutes with --flat-family-after 5m, a new
 		// store: -0.7 SE, RL's seeds split by line again (two on logistic
 		// regression below no-learn's linear SVM, one on ridge above it); no
