@@ -23,8 +23,8 @@ import (
 	"github.com/mlerl/mlerl/task"
 )
 
-// Every arm runs on a real task through the real sandbox and grader; the
-// table has every arm; and the same comparison again on the same store runs
+// Every default arm runs on a real task through the real sandbox and
+// grader; the table has each; and the same comparison again on the same store runs
 // no program at all — a run is a function of its seed and the store, which
 // is what makes many seeds cheap.
 func TestCompareArmsAndReplayFromStore(t *testing.T) {
