@@ -248,6 +248,29 @@ func tinyChurn(t *testing.T) (*task.Task, *episode.Prepared) {
 	return tk, prep
 }
 
+// sampleTask is tiny-churn prepared, an empty store in memory, and the
+// task's sample submission, a valid one, for executors that answer without
+// running anything.
+func sampleTask(t *testing.T) (*episode.Prepared, *episode.Store, []byte) {
+	t.Helper()
+	tk, prep := tinyChurn(t)
+	store, err := episode.NewStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, err := os.ReadFile(filepath.Join(tk.PublicDir(), "sample_submission.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prep, store, sample
+}
+
+// wroteSample is job's execution had it run for 5 seconds and written
+// sample as its submission.
+func wroteSample(job episode.Job, sample []byte) episode.Execution {
+	return episode.Execution{Episode: job.ID, Task: job.Task, DurationS: 5, Settings: job.Settings, Wrote: true, Submission: sample}
+}
+
 // A long comparison says how far each run is while it goes, not only when a
 // run ends: every ProgressEvery, one line per run still going, with its
 // virtual time and episodes. The executor here answers each program at once
@@ -681,17 +704,9 @@ func TestFirstPrograms(t *testing.T) {
 // reached, its episodes in the runs folder and their best, and the table
 // names it.
 func TestCompareKeepsStoppedRunsApart(t *testing.T) {
-	tk, prep := tinyChurn(t)
-	store, err := episode.NewStore("")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Every fifth program writes the sample submission (a valid one), the
 	// rest fail.
-	sample, err := os.ReadFile(filepath.Join(tk.PublicDir(), "sample_submission.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prep, store, sample := sampleTask(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
@@ -708,7 +723,7 @@ func TestCompareKeepsStoppedRunsApart(t *testing.T) {
 			}
 			mu.Unlock()
 			if n%5 == 1 {
-				return episode.Execution{Episode: job.ID, Task: job.Task, DurationS: 5, Settings: job.Settings, Wrote: true, Submission: sample}, nil
+				return wroteSample(job, sample), nil
 			}
 			return episode.Execution{Episode: job.ID, Task: job.Task, ExitCode: 1, DurationS: 5, Settings: job.Settings}, nil
 		},
@@ -851,20 +866,12 @@ func TestFlatFamilySetting(t *testing.T) {
 // Without the flat-family time the arm is refused before anything runs, and
 // the header says what the arm is.
 func TestNoLearnFlatArm(t *testing.T) {
-	tk, prep := tinyChurn(t)
-	store, err := episode.NewStore("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample, err := os.ReadFile(filepath.Join(tk.PublicDir(), "sample_submission.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prep, store, sample := sampleTask(t)
 	cfg := Config{
 		Tasks: []*episode.Prepared{prep}, Arms: []string{NoLearn, NoLearnFlat}, Seeds: 1, Budget: 4 * time.Minute, Workers: 2, Batch: 4,
 		Settings: episode.Settings{Timeout: time.Minute, Instrument: "ast", Threads: 1},
 		Run: func(ctx context.Context, job episode.Job) (episode.Execution, error) {
-			return episode.Execution{Episode: job.ID, Task: job.Task, DurationS: 5, Settings: job.Settings, Wrote: true, Submission: sample}, nil
+			return wroteSample(job, sample), nil
 		},
 		Store: store, RunsDir: t.TempDir(), Learning: Learning{ScratchPrior: 0.5, FlatFamilyAfter: time.Minute},
 	}

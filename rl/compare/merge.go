@@ -52,7 +52,7 @@ func Merge(parts []*Result, names []string) (*Result, error) {
 				rlFrom = name
 				out.Learning = p.Learning
 			} else if d := out.Learning.diff(p.Learning); d != "" {
-				return nil, fmt.Errorf("merge: %s and %s ran their RL arms with different %s", rlFrom, name, d)
+				return nil, fmt.Errorf("merge: %s and %s ran their RL arms (or no-learn-flat) with different %s", rlFrom, name, d)
 			}
 		}
 		if p.Incomplete != "" { // part 0's was copied in above and is rewritten here with its name
