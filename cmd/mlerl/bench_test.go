@@ -806,6 +806,21 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.6713 ± 0.0099 (-0.9 SE)", // RL at 10 minutes
 			"rl-duration-aware  11m16s, 17m16s, 8m3s", "no-learn           3m44s, 5m21s, 7m3s",
 		}},
+		// hpc-job-class at 20 minutes with main's defaults of dc87e8d (prior on
+		// repeat, the scratch prior, the predict_proba fix), a new store: RL
+		// ahead by more than 1 SE, as with the defaults of 2026-12-03 (+1.3).
+		{"hpc-job-class with main's defaults at 20 minutes", results("hpc-20m-dc87e8d"), []string{
+			"binary dc87e8d57fe3, 3 seeds", "5895 programs really run",
+			"0.8907 ± 0.0003      1327 ± 110     1327 ± 110     5.2%", "0.8881 ± 0.0019      1428 ± 165     1178 ± 71      5.6%", "+0.0026 (+1.4 SE)",
+			"0.8904 ± 0.0005 (+1.2 SE)", // RL at 15 minutes
+			"rl-duration-aware  1m58s, 4m32s, 15m7s", "no-learn           13s, 3m8s, 14m36s",
+		}},
+		// And at 4 minutes, 5 seeds, on that store: within the 4-minute target.
+		{"hpc-job-class with main's defaults at 4 minutes", results("hpc-4m-dc87e8d"), []string{
+			"binary dc87e8d57fe3, 5 seeds", "275 programs really run",
+			"0.8852 ± 0.0018      247 ± 31       247 ± 31       4.5%", "0.8858 ± 0.0018      199 ± 12       199 ± 12       4.4%", "-0.0005 (-0.2 SE)",
+			"rl-duration-aware  1m58s, 1m0s, 1m26s, 38s, 15s", "no-learn           13s, 3m8s, 1m47s, 1m21s, 1m48s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
