@@ -821,6 +821,22 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.8852 ± 0.0018      247 ± 31       247 ± 31       4.5%", "0.8858 ± 0.0018      199 ± 12       199 ± 12       4.4%", "-0.0005 (-0.2 SE)",
 			"rl-duration-aware  1m58s, 1m0s, 1m26s, 38s, 15s", "no-learn           13s, 3m8s, 1m47s, 1m21s, 1m48s",
 		}},
+		// poll-adjustment (held out) at 20 minutes with main's defaults of
+		// e4f9998 (code as dc87e8d), a new store: RL ahead by more than 1 SE,
+		// as with the defaults of 2026-12-04 (+1.5 over three seeds, +2.4 over
+		// five); two RL seeds refined XGBoost below any no-learn run.
+		{"poll-adjustment with main's defaults at 20 minutes", results("poll-20m-e4f9998"), []string{
+			"binary e4f9998fb100, 3 seeds", "5283 programs really run",
+			"0.4640 ± 0.0263      1184 ± 101     1184 ± 101     0.3%", "0.5292 ± 0.0130      917 ± 93       896 ± 84       0.5%", "+0.0652 (+2.2 SE)",
+			"0.4693 ± 0.0252 (+2.4 SE)", // RL at 15 minutes
+			"rl-duration-aware  19m7s, 14m23s, 3m30s", "no-learn           17m7s, 6m54s, 5m31s",
+		}},
+		// And at 4 minutes, 5 seeds, on that store: within the 4-minute target.
+		{"poll-adjustment with main's defaults at 4 minutes", results("poll-4m-e4f9998"), []string{
+			"binary e4f9998fb100, 5 seeds", "518 programs really run",
+			"0.6031 ± 0.0221      204 ± 8        204 ± 8        0.2%", "0.5990 ± 0.0190      192 ± 10       192 ± 10       0.1%", "-0.0041 (-0.1 SE)",
+			"rl-duration-aware  1m42s, 3m24s, 3m30s, 3m19s, 1m15s", "no-learn           1m17s, 3m5s, 2m18s, 2m19s, 3m46s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
