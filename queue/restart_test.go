@@ -155,9 +155,11 @@ func (n *natsProc) kill(t *testing.T) {
 // (a machine lost with the broker); worker B lives through it with jobs in
 // flight too. The trainer and B reconnect on their own; A's jobs, still in
 // the file store as delivered and unacked, are redelivered to B; B's own
-// jobs finish where they run (its heartbeats resume before AckWait lapses);
-// jobs submitted during the outage are published once the server is back.
-// Every job yields exactly one accepted result.
+// jobs finish where they run (its heartbeats resume before AckWait lapses),
+// or, when the restarted server lost their acks' state, run again and the
+// second result is dropped as a duplicate; jobs submitted during the outage
+// are published once the server is back. Every job yields exactly one
+// accepted result.
 func TestBrokerRestartLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a NATS server and two worker processes for about half a minute")
