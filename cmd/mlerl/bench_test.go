@@ -831,11 +831,27 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.4693 ± 0.0252 (+2.4 SE)", // RL at 15 minutes
 			"rl-duration-aware  19m7s, 14m23s, 3m30s", "no-learn           17m7s, 6m54s, 5m31s",
 		}},
+		// Seeds 4-5 of both arms, run later on the store seeds 1-3 left: over
+		// five seeds RL stays ahead by more than 2 SE at 20 minutes, each RL
+		// seed leaving histogram boosting for XGBoost before no-learn's.
+		{"poll-adjustment with main's defaults at 20 minutes, 5 seeds", results("poll-20m-e4f9998", "poll-20m-e4f9998-s45"), []string{
+			"binary e4f9998fb100, 5 seeds", "7566 programs really run",
+			"0.4789 ± 0.0175      1168 ± 57      1168 ± 57      0.6%", "0.5248 ± 0.0077      952 ± 59       938 ± 56       0.5%", "+0.0459 (+2.4 SE)",
+			"0.4887 ± 0.0183 (+3.2 SE)", // RL at 15 minutes
+			"rl-duration-aware  19m7s, 14m23s, 3m30s, 16m22s, 19m3s", "no-learn           17m7s, 6m54s, 5m31s, 19m38s, 18m12s",
+		}},
 		// And at 4 minutes, 5 seeds, on that store: within the 4-minute target.
 		{"poll-adjustment with main's defaults at 4 minutes", results("poll-4m-e4f9998"), []string{
 			"binary e4f9998fb100, 5 seeds", "518 programs really run",
 			"0.6031 ± 0.0221      204 ± 8        204 ± 8        0.2%", "0.5990 ± 0.0190      192 ± 10       192 ± 10       0.1%", "-0.0041 (-0.1 SE)",
 			"rl-duration-aware  1m42s, 3m24s, 3m30s, 3m19s, 1m15s", "no-learn           1m17s, 3m5s, 2m18s, 2m19s, 3m46s",
+		}},
+		// letter-recognition at 4 minutes with main's defaults, a new store:
+		// within the 4-minute target, every final best histogram boosting.
+		{"letter-recognition with main's defaults at 4 minutes", results("letter-4m-e4f9998"), []string{
+			"binary e4f9998fb100, 5 seeds", "532 programs really run",
+			"0.9700 ± 0.0008      77 ± 2         77 ± 2         0.0%", "0.9705 ± 0.0008      75 ± 5         75 ± 5         0.0%", "-0.0005 (-0.4 SE)",
+			"rl-duration-aware  3m39s, 2m43s, 3m37s, 3m36s, 6s", "no-learn           3m1s, 1m18s, 3m17s, 3m29s, 34s",
 		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
