@@ -853,6 +853,13 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9700 ± 0.0008      77 ± 2         77 ± 2         0.0%", "0.9705 ± 0.0008      75 ± 5         75 ± 5         0.0%", "-0.0005 (-0.4 SE)",
 			"rl-duration-aware  3m39s, 2m43s, 3m37s, 3m36s, 6s", "no-learn           3m1s, 1m18s, 3m17s, 3m29s, 34s",
 		}},
+		// ames-housing at 4 minutes with main's defaults, a new store: within
+		// the 4-minute target, one RL seed below every no-learn run.
+		{"ames-housing with main's defaults at 4 minutes", results("ames-4m-e4f9998"), []string{
+			"binary e4f9998fb100, 5 seeds", "1323 programs really run",
+			"0.1160 ± 0.0011      181 ± 8        181 ± 8        0.9%", "0.1166 ± 0.0003      195 ± 7        195 ± 7        1.1%", "+0.0006 (+0.5 SE)",
+			"rl-duration-aware  3m30s, 3m56s, 1m35s, 3m59s, 1m6s", "no-learn           36s, 1m58s, 3m32s, 2m34s, 2m21s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
