@@ -862,9 +862,9 @@ func TestBenchMergeResults(t *testing.T) {
 			"rl-duration-aware  3m30s, 3m56s, 1m35s, 3m59s, 1m6s", "no-learn           36s, 1m58s, 3m32s, 2m34s, 2m21s",
 		}},
 		// ames-housing at 20 minutes with main's defaults, a new store: RL
-		// behind (-1.6 SE). Every RL run held the line of an XGBoost on
-		// log(1 + target) averaged with a second XGBoost (0.1163); two
-		// no-learn runs reached a plain XGBoost at 0.1118.
+		// behind (-1.6 SE). RL's runs stood on averaged pairs of models on
+		// log(1 + target), two ending on one at 0.1163; two no-learn runs
+		// dropped the log from a single XGBoost and reached 0.1118.
 		{"ames-housing with main's defaults at 20 minutes", results("ames-20m-e4f9998"), []string{
 			"binary e4f9998fb100, 3 seeds", "2236 programs really run",
 			"0.1158 ± 0.0005      480 ± 15       480 ± 15       1.0%", "0.1133 ± 0.0015      528 ± 27       523 ± 25       0.7%", "-0.0025 (-1.6 SE)",
