@@ -162,3 +162,40 @@ func TestLoadPolicy(t *testing.T) {
 		t.Errorf("a folder without a run: %v", err)
 	}
 }
+
+// state.json, once written, is present at every instant of a run: a process
+// killed mid-checkpoint (or a reader such as the UI) finds the last
+// checkpoint under its name, not only the one before it. A reader polls the
+// file while a run writes its checkpoints.
+func TestStateNeverAbsentDuringCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, CheckDir, stateFile)
+	stop := make(chan struct{})
+	missing := make(chan int, 1)
+	go func() {
+		seen, gaps := false, 0
+		for {
+			select {
+			case <-stop:
+				missing <- gaps
+				return
+			default:
+			}
+			_, err := os.Stat(state)
+			switch {
+			case err == nil:
+				seen = true
+			case seen:
+				gaps++
+			}
+		}
+	}()
+	updates := runSome(t, dir)
+	close(stop)
+	if gaps := <-missing; gaps > 0 {
+		t.Errorf("state.json was absent %d times while %d checkpoints were written", gaps, updates)
+	}
+	if updates < 3 {
+		t.Fatalf("only %d updates: too few checkpoints to test", updates)
+	}
+}

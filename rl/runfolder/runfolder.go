@@ -341,14 +341,17 @@ func (f *Folder) Checkpoint(ck *rl.Checkpoint, pol rl.Policy) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	// The last good checkpoint becomes the previous one (a rename: it is
-	// never half there), then the new one is written beside it.
+	// The last good checkpoint is copied to the previous one, then the new
+	// one replaces it; both by atomic rename, so state.json is never absent
+	// once written (a rename of state.json itself left a window in which a
+	// kill found only the previous one: readers of the folder saw no
+	// checkpoint).
 	keep := map[string]bool{pdir: true}
 	cur := filepath.Join(cdir, stateFile)
 	if old, err := os.ReadFile(cur); err == nil {
 		var st state
 		if json.Unmarshal(old, &st) == nil && st.PolicyDir != "" && st.PolicyDir != pdir {
-			if err := os.Rename(cur, filepath.Join(cdir, prevStateFile)); err != nil {
+			if err := WriteFileAtomic(filepath.Join(cdir, prevStateFile), old); err != nil {
 				return f.fail("checkpoint", err)
 			}
 			keep[st.PolicyDir] = true
