@@ -871,6 +871,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.1166 ± 0.0003 (-2.2 SE)", // RL at 10 minutes
 			"rl-duration-aware  6m36s, 19m4s, 8m58s", "no-learn           7m17s, 3m44s, 13m23s",
 		}},
+		// stackoverflow-remote at 20 minutes with main's defaults, a new
+		// store: level (-0.1 SE; -1.2 over five seeds with the defaults of
+		// 2026-12-04), RL ahead from minute 5 to 15 by about 1 SE.
+		{"stackoverflow-remote with main's defaults at 20 minutes", results("stackoverflow-20m-daaac76"), []string{
+			"binary daaac7672914, 3 seeds", "4677 programs really run",
+			"0.7338 ± 0.0008      957 ± 49       957 ± 49       0.2%", "0.7340 ± 0.0009      920 ± 21       855 ± 39       0.3%", "-0.0001 (-0.1 SE)",
+			"0.7338 ± 0.0008 (+1.2 SE)", // RL at 15 minutes
+			"rl-duration-aware  4m21s, 14m5s, 4m57s", "no-learn           1m39s, 18m32s, 17m26s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
