@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -171,6 +172,8 @@ func TestStateNeverAbsentDuringCheckpoints(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, CheckDir, stateFile)
 	stop := make(chan struct{})
+	halt := sync.OnceFunc(func() { close(stop) })
+	t.Cleanup(halt) // runSome's t.Fatal must not leave the reader spinning
 	missing := make(chan int, 1)
 	go func() {
 		seen, gaps := false, 0
@@ -191,7 +194,7 @@ func TestStateNeverAbsentDuringCheckpoints(t *testing.T) {
 		}
 	}()
 	updates := runSome(t, dir)
-	close(stop)
+	halt()
 	if gaps := <-missing; gaps > 0 {
 		t.Errorf("state.json was absent %d times while %d checkpoints were written", gaps, updates)
 	}

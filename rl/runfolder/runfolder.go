@@ -342,10 +342,8 @@ func (f *Folder) Checkpoint(ck *rl.Checkpoint, pol rl.Policy) error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	// The last good checkpoint is copied to the previous one, then the new
-	// one replaces it; both by atomic rename, so state.json is never absent
-	// once written (a rename of state.json itself left a window in which a
-	// kill found only the previous one: readers of the folder saw no
-	// checkpoint).
+	// one replaces it, both by atomic rename: state.json, once written, is
+	// never absent for a reader or a kill (renaming it away left a window).
 	keep := map[string]bool{pdir: true}
 	cur := filepath.Join(cdir, stateFile)
 	if old, err := os.ReadFile(cur); err == nil {
