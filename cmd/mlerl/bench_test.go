@@ -880,6 +880,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.7338 ± 0.0008 (+1.2 SE)", // RL at 15 minutes
 			"rl-duration-aware  4m21s, 14m5s, 4m57s", "no-learn           1m39s, 18m32s, 17m26s",
 		}},
+		// letter-recognition at 20 minutes with main's defaults, a new store:
+		// level on the grammar's ceiling (every run of both arms on 0.9718),
+		// as with the default of 2026-11-29.
+		{"letter-recognition with main's defaults at 20 minutes", results("letter-20m-daaac76"), []string{
+			"binary daaac7672914, 3 seeds", "899 programs really run",
+			"0.9718 ± 0.0000      207 ± 18       207 ± 18       2.0%", "0.9718 ± 0.0000      212 ± 7        211 ± 7        2.2%", "+0.0000",
+			"0.9718 ± 0.0000 (+1.00 SE)", // RL at 10 minutes
+			"rl-duration-aware  6m27s, 9m40s, 3m46s", "no-learn           11m24s, 2m16s, 6m57s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
