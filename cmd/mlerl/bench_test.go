@@ -889,6 +889,15 @@ func TestBenchMergeResults(t *testing.T) {
 			"0.9718 ± 0.0000 (+1.00 SE)", // RL at 10 minutes
 			"rl-duration-aware  6m27s, 9m40s, 3m46s", "no-learn           11m24s, 2m16s, 6m57s",
 		}},
+		// austen-authorship at 4 minutes with main's defaults, a new store:
+		// RL ahead by more than 1 SE (-0.0 with the defaults of 2026-12-04),
+		// two RL seeds on calibrated complement naive Bayes.
+		{"austen-authorship with main's defaults at 4 minutes", results("austen-4m-daaac76"), []string{
+			"binary daaac7672914, 5 seeds", "473 programs really run",
+			"0.3169 ± 0.0061      53 ± 3         53 ± 3         2.4%", "0.3259 ± 0.0004      54 ± 2         54 ± 2         1.5%", "+0.0090 (+1.5 SE)",
+			"0.3233 ± 0.0025 (+1.2 SE)", // RL at 3 minutes
+			"rl-duration-aware  1m33s, 2m56s, 3m24s, 2m10s, 3m59s", "no-learn           3m25s, 3m47s, 9s, 1m47s, 1m54s",
+		}},
 		// telco-churn at 20 minutes with the defaults of 2026-12-04, on the
 		// store of its 4-minute run: level on the grammar's ceiling (+0.7
 		// SE), RL behind at 10 minutes (-2.2) and later to its final bests.
